@@ -1,0 +1,144 @@
+// See boot.hpp.
+#include "runtime/control/boot.hpp"
+
+#include <dlfcn.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "runtime/common/fatal.hpp"
+#include "runtime/common/futex.hpp"
+#include "runtime/control/identity.hpp"
+#include "runtime/control/node_env.hpp"
+#include "runtime/heap/partition.hpp"
+#include "runtime/launch/launch_contract.hpp"
+#include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/shm/shm_transport.hpp"
+
+namespace dstd::rt {
+
+namespace {
+
+using main_fn = int (*)(int, char**, char**);
+using libc_start_main_fn = int (*)(main_fn, int, char**, void (*)(), void (*)(), void (*)(),
+                                   void*);
+
+main_fn application_main = nullptr;
+// Deliberately leaked: it must outlive every static destructor.
+transport* node_transport = nullptr;
+bool node_booted = false;
+std::atomic<std::uint32_t> shutdown_requested{0};
+
+void tell_launcher(char what) {
+  const node_env& env = current_node_env();
+  if (env.launch_fd < 0) return;
+  char line[32];
+  int n = std::snprintf(line, sizeof line, "%c %u\n", what, env.self);
+  ssize_t ignored = ::write(env.launch_fd, line, static_cast<std::size_t>(n));
+  (void)ignored;
+}
+
+std::unique_ptr<transport> make_node_transport(const node_env& env) {
+  if (env.transport != "shm") {
+    fatal("transport '%s' is not implemented; use --transport shm", env.transport.c_str());
+  }
+  shm::segment_fds fds = env.shm_fds;
+  if (!env.launched && !shm::create_segments(1, env.partition_bytes, fds)) {
+    fatal("cannot create the one-node shared segments: %s", std::strerror(errno));
+  }
+  return shm::make_transport(env.self, env.nodes, env.partition_bytes, fds);
+}
+
+void boot() {
+  const node_env& env = current_node_env();
+  set_log_node(env.self, env.nodes);
+  if (env.launched && env.nodes > 1 && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
+    fatal("address-space randomization is on for this node; start the program with dstdrun, "
+          "which turns it off for the node processes");
+  }
+  node_transport = make_node_transport(env).release();
+  map_address_space(*node_transport, env.self, global_range{env.nodes, env.partition_bytes});
+  node_transport->start();
+  auto records = node_transport->rendezvous(describe_this_node(env.self), env.join_timeout_ms);
+  check_same_program(records, env.self);
+  node_booted = true;
+  tell_launcher(launch::status_joined);
+}
+
+void on_shutdown(message& m) {
+  m.reply(nullptr, 0);
+  shutdown_requested.store(1, std::memory_order_release);
+  futex::wake_all(shutdown_requested, futex::scope::process_private);
+}
+const handler_registration shutdown_registration{handler_ids::shutdown, &on_shutdown};
+
+// Nodes other than 0: the service thread does the work; the main thread only
+// waits for the end of the program.
+[[noreturn]] void serve_until_shutdown() {
+  while (shutdown_requested.load(std::memory_order_acquire) == 0) {
+    futex::wait(shutdown_requested, 0, futex::scope::process_private);
+  }
+  tell_launcher(launch::status_leaving);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(0);
+}
+
+// Node 0, at exit (registered after every static constructor, so it runs
+// before any static destructor): tell every other node to leave.
+void end_run() {
+  if (!node_booted) return;
+  if (node_transport->on_service_thread()) {
+    fatal("exit() was called from a message handler; the run cannot shut down from there");
+  }
+  const node_id nodes = node_transport->nodes();
+  std::vector<std::vector<std::byte>> replies(nodes);
+  completion acks;
+  for (node_id n = 1; n < nodes; ++n) {
+    acks.expect();
+    node_transport->post_call(n, handler_ids::shutdown, nullptr, 0, replies[n], acks);
+  }
+  acks.wait();
+  node_transport->stop();
+  tell_launcher(launch::status_leaving);
+}
+
+int node_main(int argc, char** argv, char** envp) {
+  boot();
+  if (current_node_env().self != 0) serve_until_shutdown();
+  std::atexit(end_run);
+  return application_main(argc, argv, envp);
+}
+
+}  // namespace
+
+bool booted() { return node_booted; }
+transport* current_transport() { return node_transport; }
+
+}  // namespace dstd::rt
+
+// The program's entry goes through here (see boot.hpp). glibc 2.34 versioned
+// the symbol; ask for that version first, then for whatever is there.
+extern "C" [[gnu::visibility("default")]] int __libc_start_main(
+    dstd::rt::main_fn main, int argc, char** argv, void (*init)(), void (*fini)(),
+    void (*rtld_fini)(), void* stack_end) {
+  using dstd::rt::libc_start_main_fn;
+  void* real = dlvsym(RTLD_NEXT, "__libc_start_main", "GLIBC_2.34");
+  if (real == nullptr) real = dlsym(RTLD_NEXT, "__libc_start_main");
+  if (real == nullptr) {
+    static const char msg[] = "dstd: cannot find glibc's __libc_start_main\n";
+    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(127);
+  }
+  dstd::rt::application_main = main;
+  return reinterpret_cast<libc_start_main_fn>(real)(&dstd::rt::node_main, argc, argv, init, fini,
+                                                    rtld_fini, stack_end);
+}

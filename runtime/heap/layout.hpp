@@ -1,0 +1,38 @@
+// The fixed layout of the global address space.
+//
+// Every node maps the same ranges at the same virtual addresses (dstdrun turns
+// address-space randomization off for the node processes), so a pointer into
+// the global range means the same byte on every node. See docs/DESIGN.md,
+// "Address space", for the picture.
+#pragma once
+
+#include <cstdint>
+
+namespace dstd::rt::layout {
+
+// Global range: partition i is homed at node i and starts at
+// global_base + i * partition_bytes.
+inline constexpr std::uintptr_t global_base = 0x100000000000ull;  // 16 TiB
+inline constexpr std::uint64_t global_span = 0x100000000000ull;   // 16 TiB
+
+// shm transport only: a window onto every partition's backing memory, used
+// for one-sided operations. Kept apart from the global range, whose pages
+// for remote partitions are this node's cache frames.
+inline constexpr std::uintptr_t shm_window_base = 0x200000000000ull;  // 32 TiB
+
+inline constexpr unsigned max_nodes = 64;
+inline constexpr std::uint64_t gib = 1ull << 30;
+inline constexpr std::uint64_t default_partition_bytes = 64 * gib;
+inline constexpr std::uint64_t min_partition_bytes = 1 * gib;
+
+// True when `nodes` partitions of `partition_bytes` fit the global range.
+constexpr bool fits(unsigned nodes, std::uint64_t partition_bytes) {
+  return nodes >= 1 && nodes <= max_nodes && partition_bytes >= min_partition_bytes &&
+         partition_bytes % gib == 0 && partition_bytes <= global_span / nodes;
+}
+
+constexpr std::uintptr_t partition_base(unsigned node, std::uint64_t partition_bytes) {
+  return global_base + node * partition_bytes;
+}
+
+}  // namespace dstd::rt::layout

@@ -1,0 +1,124 @@
+// dstdrun: starts the nodes of a dstd program on this host and supervises
+// them (see docs/DESIGN.md, "Layers" and "Errors and bad input").
+//
+// Why this file is short: each step has a file of its own (options,
+// node_process, supervisor, ...). main only wires them together in order:
+// parse the command line, create the shm segments, block the watched
+// signals, start every node, then supervise until the run is over.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/launch/diag.hpp"
+#include "runtime/launch/fd_io.hpp"
+#include "runtime/launch/launch_signals.hpp"
+#include "runtime/launch/node_process.hpp"
+#include "runtime/launch/options.hpp"
+#include "runtime/launch/status_reader.hpp"
+#include "runtime/launch/supervisor.hpp"
+#include "runtime/transport/shm/shm_segments.hpp"
+
+namespace {
+
+using namespace dstd::launch;
+
+// A pipe whose ends dstdrun keeps close-on-exec; the read end non-blocking.
+bool make_pipe(int (&p)[2]) {
+  if (pipe2(p, O_CLOEXEC) != 0) return false;
+  set_nonblocking(p[0]);
+  return true;
+}
+
+int launch(const launch_options& opt) {
+  dstd::rt::shm::segment_fds segments;
+  if (!dstd::rt::shm::create_segments(opt.nodes, opt.partition_bytes, segments)) {
+    say("cannot create the shared-memory segments for %u %s: %s", opt.nodes,
+        nodes_word(opt.nodes), std::strerror(errno));
+    return 1;
+  }
+  // Only the nodes get them; each node clears the flag on its own copy.
+  set_cloexec(segments.control_fd, true);
+  set_cloexec(segments.heap_fd, true);
+
+  int status_pipe[2];
+  if (!make_pipe(status_pipe)) {
+    say("cannot create the status pipe: %s", std::strerror(errno));
+    return 1;
+  }
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+  launch_signals signals;
+  if (!signals.setup()) {
+    say("cannot set up signal handling: %s", std::strerror(errno));
+    return 1;
+  }
+
+  status_reader status(status_pipe[0], opt.nodes);
+  supervisor_config config;
+  config.program = opt.program;
+  config.timeout_s = opt.timeout_s;
+  config.join_timeout_s = opt.join_timeout_s;
+  supervisor sup(config, signals, status);
+
+  node_launch how;
+  how.program = opt.program;
+  how.program_path = opt.program_path;
+  how.args = opt.args;
+  how.nodes = opt.nodes;
+  how.partition_bytes = opt.partition_bytes;
+  how.join_timeout_ms = static_cast<std::uint64_t>(std::ceil(opt.join_timeout_s * 1000));
+  how.transport = opt.transport;
+  how.status_write_fd = status_pipe[1];
+  how.control_fd = segments.control_fd;
+  how.heap_fd = segments.heap_fd;
+  how.devnull_fd = devnull;
+  how.launcher_pid = getpid();
+
+  for (unsigned id = 0; id < opt.nodes; ++id) {
+    int out[2] = {-1, -1};
+    int err[2] = {-1, -1};
+    if (opt.tag_output && (!make_pipe(out) || !make_pipe(err))) {
+      const int e = errno;
+      close_fd(out[0]);
+      close_fd(out[1]);
+      sup.start_failed(id, e);
+      break;
+    }
+    const pid_t pid = start_node(how, id, node_output{out[1], err[1]});
+    const int fork_errno = errno;
+    close_fd(out[1]);
+    close_fd(err[1]);
+    if (pid < 0) {
+      close_fd(out[0]);
+      close_fd(err[0]);
+      sup.start_failed(id, fork_errno);
+      break;
+    }
+    sup.add_node(pid, out[0], err[0]);
+  }
+
+  // From here on only the nodes hold these.
+  close_fd(status_pipe[1]);
+  close_fd(segments.control_fd);
+  close_fd(segments.heap_fd);
+  close_fd(devnull);
+
+  return sup.run();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ensure_standard_fds();
+  launch_options opt;
+  switch (parse_options(argc, argv, std::getenv("DSTD_PARTITION_GB"), opt)) {
+    case parse_outcome::exit_ok: return 0;
+    case parse_outcome::exit_usage: return exit_usage_status;
+    case parse_outcome::run: break;
+  }
+  return launch(opt);
+}

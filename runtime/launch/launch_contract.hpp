@@ -1,0 +1,40 @@
+// The contract between dstdrun and the node processes it starts.
+//
+// Why a header of its own: dstdrun (runtime/launch) and the node runtime
+// (runtime/control) are separate programs that must agree on environment
+// variable names and on the few lines a node writes back to dstdrun. Keeping
+// them here, in one place, means neither side can drift.
+//
+// A node learns who it is from the environment:
+//   DSTD_NODE_ID          this node's id, 0 .. DSTD_NODE_COUNT-1
+//   DSTD_NODE_COUNT       number of nodes in the run
+//   DSTD_TRANSPORT        "shm" (only backend so far)
+//   DSTD_PARTITION_BYTES  bytes of global address space homed at each node
+//   DSTD_JOIN_TIMEOUT_MS  how long a node waits for its peers at rendezvous
+//   DSTD_LAUNCH_FD        write end of the status pipe (see below)
+//   DSTD_SHM_CONTROL_FD   shm transport: control segment (rings, join slots)
+//   DSTD_SHM_HEAP_FD      shm transport: memfd backing every partition
+//
+// Status pipe: a node writes one short line (always < PIPE_BUF, so lines
+// from different nodes never interleave):
+//   "J <id>\n"  joined: rendezvous done, identities checked, about to run
+//   "L <id>\n"  leaving cleanly at the end of the program
+// A node that exits without "L" while node 0 still runs has failed, even
+// with exit status 0; a node that never writes "J" never joined.
+#pragma once
+
+namespace dstd::launch {
+
+inline constexpr const char* env_node_id = "DSTD_NODE_ID";
+inline constexpr const char* env_node_count = "DSTD_NODE_COUNT";
+inline constexpr const char* env_transport = "DSTD_TRANSPORT";
+inline constexpr const char* env_partition_bytes = "DSTD_PARTITION_BYTES";
+inline constexpr const char* env_join_timeout_ms = "DSTD_JOIN_TIMEOUT_MS";
+inline constexpr const char* env_launch_fd = "DSTD_LAUNCH_FD";
+inline constexpr const char* env_shm_control_fd = "DSTD_SHM_CONTROL_FD";
+inline constexpr const char* env_shm_heap_fd = "DSTD_SHM_HEAP_FD";
+
+inline constexpr char status_joined = 'J';
+inline constexpr char status_leaving = 'L';
+
+}  // namespace dstd::launch

@@ -1,0 +1,121 @@
+// Fork and exec of one node; see node_process.hpp.
+#include "runtime/launch/node_process.hpp"
+
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "runtime/launch/fd_io.hpp"
+#include "runtime/launch/launch_contract.hpp"
+#include "runtime/launch/launch_signals.hpp"
+
+extern char** environ;
+
+namespace dstd::launch {
+
+namespace {
+
+constexpr const char* contract_vars[] = {
+    env_node_id,        env_node_count,  env_transport,      env_partition_bytes,
+    env_join_timeout_ms, env_launch_fd,  env_shm_control_fd, env_shm_heap_fd,
+};
+
+bool is_contract_var(std::string_view entry) {
+  for (const char* name : contract_vars) {
+    const std::string_view n(name);
+    if (entry.size() > n.size() && entry.substr(0, n.size()) == n && entry[n.size()] == '=')
+      return true;
+  }
+  return false;
+}
+
+// dstdrun's environment, minus any stale contract variables, plus this
+// node's.
+std::vector<std::string> node_environment(const node_launch& l, unsigned id) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    if (!is_contract_var(*e)) env.emplace_back(*e);
+  auto add = [&](const char* name, const std::string& value) {
+    env.push_back(std::string(name) + "=" + value);
+  };
+  add(env_node_id, std::to_string(id));
+  add(env_node_count, std::to_string(l.nodes));
+  add(env_transport, l.transport);
+  add(env_partition_bytes, std::to_string(l.partition_bytes));
+  add(env_join_timeout_ms, std::to_string(l.join_timeout_ms));
+  add(env_launch_fd, std::to_string(l.status_write_fd));
+  add(env_shm_control_fd, std::to_string(l.control_fd));
+  add(env_shm_heap_fd, std::to_string(l.heap_fd));
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> p;
+  p.reserve(strings.size() + 1);
+  for (auto& s : strings) p.push_back(s.data());
+  p.push_back(nullptr);
+  return p;
+}
+
+// Like say(), for the child: one write, no allocation.
+void child_say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void child_say(const char* fmt, ...) {
+  char buf[512];
+  std::va_list ap;
+  va_start(ap, fmt);
+  const int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (n > 0) write_all(2, buf, std::min(static_cast<std::size_t>(n), sizeof buf - 1));
+}
+
+// Runs in the child between fork and exec; never returns.
+[[noreturn]] void become_node(const node_launch& l, unsigned id, node_output output,
+                              char* const* argv, char* const* envp) {
+  launch_signals::reset_in_child();
+
+  // Die with dstdrun. If dstdrun died before prctl took effect, we already
+  // have a new parent and must not run on alone.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != l.launcher_pid) _exit(1);
+
+  const int persona = personality(0xffffffff);
+  if (persona == -1 ||
+      personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1)
+    child_say("dstdrun: warning: node %u: cannot turn off address-space randomization: %s\n",
+              id, std::strerror(errno));
+
+  if (id != 0 && l.devnull_fd >= 0) dup2(l.devnull_fd, 0);
+  if (output.out_fd >= 0) dup2(output.out_fd, 1);
+  if (output.err_fd >= 0) dup2(output.err_fd, 2);
+  set_cloexec(l.status_write_fd, false);
+  set_cloexec(l.control_fd, false);
+  set_cloexec(l.heap_fd, false);
+
+  execve(l.program_path.c_str(), argv, envp);
+  child_say("dstdrun: cannot run %s: %s\n", l.program.c_str(), std::strerror(errno));
+  _exit(127);
+}
+
+}  // namespace
+
+pid_t start_node(const node_launch& launch, unsigned id, node_output output) {
+  // Everything that allocates happens before fork.
+  std::vector<std::string> args = launch.args;
+  std::vector<std::string> env = node_environment(launch, id);
+  std::vector<char*> argv = pointers(args);
+  std::vector<char*> envp = pointers(env);
+
+  const pid_t pid = fork();
+  if (pid == 0) become_node(launch, id, output, argv.data(), envp.data());
+  return pid;
+}
+
+}  // namespace dstd::launch

@@ -1,0 +1,55 @@
+// Status pipe reading; see status_reader.hpp.
+#include "runtime/launch/status_reader.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "runtime/launch/fd_io.hpp"
+#include "runtime/launch/launch_contract.hpp"
+
+namespace dstd::launch {
+
+namespace {
+constexpr std::size_t max_line = 128;  // contract lines are a few bytes
+}
+
+status_reader::~status_reader() { close_fd(fd_); }
+
+void status_reader::parse_line(const std::string& line, std::vector<status_event>& events) const {
+  if (line.size() < 3 || line[1] != ' ') return;
+  const char kind = line[0];
+  if (kind != status_joined && kind != status_leaving) return;
+  unsigned long id = 0;
+  for (std::size_t k = 2; k < line.size(); ++k) {
+    const char c = line[k];
+    if (c < '0' || c > '9' || k > 12) return;
+    id = id * 10 + static_cast<unsigned long>(c - '0');
+  }
+  if (id >= nodes_) return;
+  events.push_back({kind, static_cast<unsigned>(id)});
+}
+
+void status_reader::drain(std::vector<status_event>& events) {
+  if (fd_ < 0) return;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) {  // no writer left: nodes and their children are gone
+      close_fd(fd_);
+      return;
+    }
+    if (n < 0) return;  // EAGAIN: all read
+    for (ssize_t k = 0; k < n; ++k) {
+      if (buf[k] == '\n') {
+        parse_line(partial_, events);
+        partial_.clear();
+      } else if (partial_.size() < max_line) {
+        partial_ += buf[k];
+      }
+    }
+  }
+}
+
+}  // namespace dstd::launch

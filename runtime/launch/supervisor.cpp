@@ -1,0 +1,324 @@
+// The supervision loop; see supervisor.hpp.
+#include "runtime/launch/supervisor.hpp"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "runtime/launch/diag.hpp"
+#include "runtime/launch/exit_report.hpp"
+#include "runtime/launch/launch_contract.hpp"
+
+namespace dstd::launch {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// Nodes leave by themselves within this long after node 0 has exited.
+constexpr auto wind_down_grace = std::chrono::seconds(2);
+// Stopping: SIGTERM, then SIGKILL after kill_delay, give up after give_up_delay.
+constexpr auto kill_delay = std::chrono::seconds(1);
+constexpr auto give_up_delay = std::chrono::seconds(2);
+// After SIGKILL at the end of winding down, how long reaping may take.
+constexpr auto reap_after_kill = std::chrono::seconds(1);
+// The nodes time their own rendezvous with the same join timeout and name
+// the peer they miss; dstdrun's own deadline comes this much later so that
+// their more precise message wins when both would fire.
+constexpr auto join_grace = std::chrono::seconds(1);
+
+std::chrono::steady_clock::duration seconds(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(s));
+}
+
+}  // namespace
+
+supervisor::supervisor(const supervisor_config& config, launch_signals& signals,
+                       status_reader& status)
+    : config_(config), signals_(signals), status_(status), start_(clock::now()) {
+  join_deadline_ = start_ + seconds(config_.join_timeout_s) + join_grace;
+  if (config_.timeout_s > 0) run_deadline_ = start_ + seconds(config_.timeout_s);
+}
+
+void supervisor::add_node(pid_t pid, int out_fd, int err_fd) {
+  const auto id = static_cast<unsigned>(nodes_.size());
+  node& n = nodes_.emplace_back();
+  n.pid = pid;
+  n.out_fd = out_fd;
+  n.err_fd = err_fd;
+  if (out_fd >= 0) n.out_tag = std::make_unique<output_tagger>(id, 1);
+  if (err_fd >= 0) n.err_tag = std::make_unique<output_tagger>(id, 2);
+  ++alive_;
+}
+
+void supervisor::start_failed(unsigned id, int err) {
+  say("cannot start node %u: %s; stopping the %u %s already started", id, std::strerror(err),
+      alive_, nodes_word(alive_));
+  exit_status_ = 1;
+  begin_stop();
+}
+
+int supervisor::run() {
+  std::vector<pollfd> fds;
+  while (alive_ > 0 && !gave_up_) {
+    check_deadlines(clock::now());
+    if (alive_ == 0 || gave_up_) break;
+
+    fds.clear();
+    fds.push_back({signals_.fd(), POLLIN, 0});
+    if (status_.fd() >= 0) fds.push_back({status_.fd(), POLLIN, 0});
+    for (node& n : nodes_) {
+      if (n.out_fd >= 0) fds.push_back({n.out_fd, POLLIN, 0});
+      if (n.err_fd >= 0) fds.push_back({n.err_fd, POLLIN, 0});
+    }
+    const int ready = poll(fds.data(), fds.size(), poll_timeout_ms(clock::now()));
+    if (ready < 0 && errno != EINTR && phase_ != phase::stopping) {
+      say("poll failed: %s; stopping %u %s", std::strerror(errno), alive_, nodes_word(alive_));
+      exit_status_ = 1;
+      begin_stop();
+    }
+
+    const launch_signals::pending sig = signals_.read_pending();
+    if (sig.interrupt != 0) on_interrupt(sig.interrupt);
+    drain_status();
+    if (ready > 0) drain_output(0);  // one read per pipe
+    reap();
+  }
+  finish_output();
+  return exit_status_;
+}
+
+int supervisor::poll_timeout_ms(clock::time_point now) const {
+  clock::time_point next = clock::time_point::max();
+  auto consider = [&](clock::time_point t) {
+    if (t < next) next = t;
+  };
+  if (config_.timeout_s > 0 && phase_ != phase::stopping) consider(run_deadline_);
+  if (phase_ == phase::running && joined_ < nodes_.size()) consider(join_deadline_);
+  if (phase_ == phase::winding_down) consider(wind_down_deadline_);
+  if (phase_ == phase::stopping) {
+    if (!killed_) consider(kill_at_);
+    consider(give_up_at_);
+  }
+  if (next == clock::time_point::max()) return -1;
+  if (next <= now) return 0;
+  // Round up so that we wake at or after the deadline, never just before.
+  const auto ms = std::chrono::ceil<milliseconds>(next - now).count();
+  return ms > 60'000 ? 60'000 : static_cast<int>(ms);
+}
+
+void supervisor::check_deadlines(clock::time_point now) {
+  if (phase_ != phase::stopping && config_.timeout_s > 0 && now >= run_deadline_) {
+    say("timeout after %g s; stopping %u %s", config_.timeout_s, alive_, nodes_word(alive_));
+    exit_status_ = exit_timeout_status;
+    begin_stop();
+    return;
+  }
+  switch (phase_) {
+    case phase::running:
+      if (joined_ < nodes_.size() && now >= join_deadline_) {
+        for (unsigned id = 0; id < nodes_.size(); ++id) {
+          const node& n = nodes_[id];
+          if (!n.joined && !n.reaped)
+            say("node %u (pid %d) did not join within %g s", id, static_cast<int>(n.pid),
+                config_.join_timeout_s);
+        }
+        exit_status_ = 1;
+        begin_stop();
+      }
+      break;
+    case phase::winding_down:
+      if (now >= wind_down_deadline_) {
+        for (unsigned id = 0; id < nodes_.size(); ++id) {
+          node& n = nodes_[id];
+          if (n.reaped) continue;
+          kill(n.pid, SIGKILL);
+          say("node %u did not stop after the program ended; killed it", id);
+        }
+        phase_ = phase::stopping;
+        killed_ = true;
+        give_up_at_ = now + reap_after_kill;
+      }
+      break;
+    case phase::stopping:
+      if (!killed_ && now >= kill_at_) {
+        kill_remaining(SIGKILL);
+        killed_ = true;
+      }
+      if (now >= give_up_at_) {
+        for (unsigned id = 0; id < nodes_.size(); ++id) {
+          const node& n = nodes_[id];
+          if (!n.reaped)
+            say("node %u (pid %d) did not end even after SIGKILL; leaving it behind", id,
+                static_cast<int>(n.pid));
+        }
+        gave_up_ = true;
+      }
+      break;
+  }
+}
+
+void supervisor::on_interrupt(int sig) {
+  if (phase_ == phase::stopping) {  // interrupted again: do not wait for SIGTERM
+    if (!killed_) kill_remaining(SIGKILL);
+    killed_ = true;
+    return;
+  }
+  say("interrupted; stopping %u %s", alive_, nodes_word(alive_));
+  exit_status_ = 128 + sig;
+  begin_stop();
+}
+
+void supervisor::drain_status() {
+  std::vector<status_event> events;
+  status_.drain(events);
+  for (const status_event& e : events) {
+    if (e.node >= nodes_.size()) continue;
+    node& n = nodes_[e.node];
+    if (e.kind == status_joined && !n.joined) {
+      n.joined = true;
+      ++joined_;
+    } else if (e.kind == status_leaving) {
+      n.left = true;
+    }
+  }
+}
+
+void supervisor::reap() {
+  struct ended {
+    unsigned id;
+    int status;
+  };
+  std::vector<ended> exits;
+  for (;;) {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid <= 0) break;
+    for (unsigned id = 0; id < nodes_.size(); ++id) {
+      if (nodes_[id].pid == pid && !nodes_[id].reaped) {
+        nodes_[id].reaped = true;
+        --alive_;
+        exits.push_back({id, status});
+      }
+    }
+  }
+  if (exits.empty()) return;
+  // A node writes "L" (and its last output) before it exits, so once it is
+  // reaped all of that is in the pipes: read it before judging the exit.
+  drain_status();
+  drain_output(1 << 20);
+  for (const ended& e : exits) judge_exit(e.id, e.status);
+}
+
+void supervisor::judge_exit(unsigned id, int wait_status) {
+  if (phase_ == phase::stopping) return;  // stopped by us, or after the first failure
+  const node& n = nodes_[id];
+  const bool normal = WIFEXITED(wait_status);
+  const int code = normal ? WEXITSTATUS(wait_status) : -1;
+
+  if (!n.joined) {
+    std::string detail = " before joining";
+    if (normal && code == 0) detail += " (is " + config_.program + " linked with libdstd?)";
+    fail(id, wait_status, detail);
+    return;
+  }
+  if (phase_ == phase::running) {
+    if (id == 0) {
+      if (normal)
+        program_over(code);
+      else
+        fail(id, wait_status, "");
+    } else if (!normal || code != 0) {
+      fail(id, wait_status, "");
+    } else if (!n.left) {
+      fail(id, wait_status, " while the program was still running");
+    }
+    return;
+  }
+  // winding_down: leaving without "L" is fine now, failing is not.
+  if (!normal || code != 0) {
+    const int program_status = exit_status_;
+    fail(id, wait_status, " after the program ended");
+    if (program_status != 0) exit_status_ = program_status;
+  }
+}
+
+void supervisor::fail(unsigned id, int wait_status, const std::string& detail) {
+  const node& n = nodes_[id];
+  const std::string how = describe_end(wait_status);
+  if (alive_ == 0)
+    say("node %u (pid %d) %s%s", id, static_cast<int>(n.pid), how.c_str(), detail.c_str());
+  else
+    say("node %u (pid %d) %s%s; stopping the other %u %s", id, static_cast<int>(n.pid),
+        how.c_str(), detail.c_str(), alive_, nodes_word(alive_));
+  exit_status_ = failure_exit_status(wait_status);
+  begin_stop();
+}
+
+void supervisor::program_over(int status) {
+  exit_status_ = status;
+  phase_ = phase::winding_down;
+  wind_down_deadline_ = clock::now() + wind_down_grace;
+}
+
+void supervisor::begin_stop() {
+  if (phase_ == phase::stopping) return;
+  phase_ = phase::stopping;
+  const auto now = clock::now();
+  kill_at_ = now + kill_delay;
+  give_up_at_ = now + give_up_delay;
+  killed_ = false;
+  kill_remaining(SIGTERM);
+}
+
+void supervisor::kill_remaining(int sig) {
+  for (node& n : nodes_)
+    if (!n.reaped) kill(n.pid, sig);
+}
+
+bool supervisor::read_output(int& fd, output_tagger& tag) {
+  char buf[64 * 1024];
+  for (;;) {
+    const ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got > 0) {
+      tag.feed(buf, static_cast<std::size_t>(got));
+      return true;
+    }
+    if (got < 0 && errno == EAGAIN) return false;
+    tag.flush();  // EOF (or an error): the stream is over
+    close(fd);
+    fd = -1;
+    return false;
+  }
+}
+
+void supervisor::drain_output(std::size_t budget) {
+  // Up to `budget` 64 KiB reads per pipe: bounded even if a node (or a
+  // process it started) writes without pause.
+  for (node& n : nodes_) {
+    for (std::size_t k = 0; k < budget / (64 * 1024) + 1 && n.out_fd >= 0; ++k)
+      if (!read_output(n.out_fd, *n.out_tag)) break;
+    for (std::size_t k = 0; k < budget / (64 * 1024) + 1 && n.err_fd >= 0; ++k)
+      if (!read_output(n.err_fd, *n.err_tag)) break;
+  }
+}
+
+void supervisor::finish_output() {
+  drain_output(1 << 20);
+  for (node& n : nodes_) {
+    if (n.out_tag) n.out_tag->flush();
+    if (n.err_tag) n.err_tag->flush();
+    if (n.out_fd >= 0) close(n.out_fd);
+    if (n.err_fd >= 0) close(n.err_fd);
+    n.out_fd = n.err_fd = -1;
+  }
+}
+
+}  // namespace dstd::launch

@@ -1,0 +1,104 @@
+// Watching the nodes of one run until it is over, and deciding its outcome.
+//
+// Why: this is where dstdrun keeps its promise that a run never hangs and
+// never fails silently. One thread polls the status pipe, the nodes' output
+// pipes and a signalfd, with every wait bounded by a deadline:
+//
+//   running       until node 0 exits. A node that dies, exits early or never
+//                 joins is a failure: it is reported (one line), the others
+//                 are stopped.
+//   winding_down  node 0 exited normally: the program is over. The other
+//                 nodes leave on their own within 2 s or are killed.
+//   stopping      SIGTERM sent to every node, SIGKILL 1 s later, and after
+//                 2 s dstdrun exits whether or not all were reaped.
+//
+// Only the first failure is reported; nodes dstdrun stops itself are not.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/launch/launch_signals.hpp"
+#include "runtime/launch/output_tagger.hpp"
+#include "runtime/launch/status_reader.hpp"
+
+namespace dstd::launch {
+
+struct supervisor_config {
+  std::string program;  // for messages
+  double timeout_s = 0;  // 0: none
+  double join_timeout_s = 30;
+};
+
+inline constexpr int exit_timeout_status = 124;
+
+class supervisor {
+ public:
+  supervisor(const supervisor_config& config, launch_signals& signals, status_reader& status);
+
+  // Registers the next node (ids count up from 0). `out_fd`/`err_fd` are
+  // non-blocking read ends of its output pipes, or -1 when not tagging.
+  void add_node(pid_t pid, int out_fd, int err_fd);
+
+  // Starting node `id` failed: report it and stop the nodes started so far.
+  void start_failed(unsigned id, int err);
+
+  // Supervises until every node is gone (or cannot be reaped in time);
+  // returns dstdrun's exit status.
+  int run();
+
+ private:
+  using clock = std::chrono::steady_clock;
+  enum class phase { running, winding_down, stopping };
+
+  struct node {
+    pid_t pid = -1;
+    bool joined = false;
+    bool left = false;
+    bool reaped = false;
+    int out_fd = -1;
+    int err_fd = -1;
+    std::unique_ptr<output_tagger> out_tag;
+    std::unique_ptr<output_tagger> err_tag;
+  };
+
+  void check_deadlines(clock::time_point now);
+  int poll_timeout_ms(clock::time_point now) const;
+  void on_interrupt(int sig);
+  void drain_status();
+  void reap();
+  void judge_exit(unsigned id, int wait_status);
+  void fail(unsigned id, int wait_status, const std::string& detail);
+  void program_over(int status);
+  void begin_stop();
+  void kill_remaining(int sig);
+
+  // Output forwarding (--tag-output).
+  bool read_output(int& fd, output_tagger& tag);  // one read; false at EOF
+  void drain_output(std::size_t budget);
+  void finish_output();
+
+  supervisor_config config_;
+  launch_signals& signals_;
+  status_reader& status_;
+  std::vector<node> nodes_;
+  unsigned alive_ = 0;
+  unsigned joined_ = 0;
+  phase phase_ = phase::running;
+  int exit_status_ = 0;
+  bool killed_ = false;  // SIGKILL already sent while stopping
+  bool gave_up_ = false;
+
+  clock::time_point start_;
+  clock::time_point join_deadline_;
+  clock::time_point run_deadline_;        // only with a timeout
+  clock::time_point wind_down_deadline_;  // winding_down
+  clock::time_point kill_at_;             // stopping
+  clock::time_point give_up_at_;          // stopping
+};
+
+}  // namespace dstd::launch

@@ -1,0 +1,399 @@
+// The shm backend; see shm_transport.hpp.
+//
+// Deadlock freedom: the service thread both receives and sends (replies). If
+// two service threads each waited for space in a ring the other one drains,
+// neither would move; nor would a service thread waiting for a send lock held
+// by a local thread that waits for space in the ring to ourselves. So the
+// service thread never sleeps on a sender's resource: while it waits for a
+// send lock or for ring space, it keeps draining its own inbound rings into a
+// local backlog. The backlog is handled before the rings, which keeps
+// per-peer order.
+#include "runtime/transport/shm/shm_transport.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/common/fatal.hpp"
+#include "runtime/common/futex.hpp"
+#include "runtime/heap/layout.hpp"
+#include "runtime/transport/shm/shm_ring.hpp"
+
+namespace dstd::rt::shm {
+
+namespace {
+
+thread_local bool is_service_thread = false;
+
+// A call waiting for its reply; the cookie of a call record points here.
+struct pending_call {
+  std::vector<std::byte>* reply;
+  completion* done;
+};
+
+struct owned_record {
+  record_header header;
+  node_id from;
+  std::vector<std::byte> payload;
+};
+
+void* map_or_die(void* at, std::size_t bytes, int prot, int flags, int fd, off_t offset,
+                 const char* what) {
+  void* p = mmap(at, bytes, prot, flags, fd, offset);
+  if (p == MAP_FAILED) {
+    fatal("cannot map the %s (%zu bytes at %p): %s", what, bytes, at, std::strerror(errno));
+  }
+  if (at != nullptr && p != at) fatal("the %s landed at %p instead of %p", what, p, at);
+  return p;
+}
+
+class shm_transport final : public transport {
+ public:
+  shm_transport(node_id self, node_id nodes, std::uint64_t partition_bytes, segment_fds fds)
+      : transport(self, nodes),
+        partition_bytes_(partition_bytes),
+        fds_(fds),
+        layout_(control_layout::for_nodes(nodes)),
+        send_locks_(nodes) {
+    control_ = static_cast<std::byte*>(map_or_die(nullptr, layout_.total_bytes,
+                                                  PROT_READ | PROT_WRITE, MAP_SHARED,
+                                                  fds.control_fd, 0, "shm control segment"));
+    const auto* header = reinterpret_cast<const control_header*>(control_);
+    if (header->magic != control_magic || header->version != control_version ||
+        header->nodes != nodes || header->partition_bytes != partition_bytes) {
+      fatal("the shm control segment does not match this node's settings "
+            "(nodes %u, partition %llu bytes): was the program started by a different dstdrun?",
+            nodes, static_cast<unsigned long long>(partition_bytes));
+    }
+    window_ = static_cast<std::byte*>(
+        map_or_die(reinterpret_cast<void*>(layout::shm_window_base), nodes * partition_bytes,
+                   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
+                   fds.heap_fd, 0, "shm window onto the global heap"));
+    for (node_id from = 0; from < nodes; ++from) {
+      inbound_.push_back(ring(from, self));
+      outbound_.push_back(ring(self, from));
+    }
+  }
+
+  ~shm_transport() override {
+    stop();
+    munmap(window_, nodes() * partition_bytes_);
+    munmap(control_, layout_.total_bytes);
+    close(fds_.control_fd);
+    close(fds_.heap_fd);
+  }
+
+  const char* name() const override { return "shm"; }
+
+  // --- lifecycle -------------------------------------------------------------
+
+  void map_home_partition(void* at, std::uint64_t bytes) override {
+    map_or_die(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
+               fds_.heap_fd, static_cast<off_t>(self() * partition_bytes_), "home partition");
+  }
+
+  void start() override {
+    service_ = std::thread([this] { service_loop(); });
+  }
+
+  std::vector<join_record> rendezvous(const join_record& mine, unsigned timeout_ms) override {
+    join_slot& own = slot(self());
+    own.record = mine;
+    own.joined.store(1, std::memory_order_release);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    for (;;) {
+      std::string missing;
+      for (node_id n = 0; n < nodes(); ++n) {
+        if (slot(n).joined.load(std::memory_order_acquire)) continue;
+        missing += ' ';
+        missing += std::to_string(n);
+      }
+      if (missing.empty()) break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        fatal("node(s)%s did not join within %u ms", missing.c_str(), timeout_ms);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::vector<join_record> all(nodes());
+    for (node_id n = 0; n < nodes(); ++n) all[n] = slot(n).record;
+    return all;
+  }
+
+  void stop() override {
+    if (!service_.joinable()) return;
+    stopping_.store(true, std::memory_order_release);
+    ring_doorbell(self());
+    service_.join();
+  }
+
+  bool on_service_thread() const override { return is_service_thread; }
+
+  // --- one-sided -------------------------------------------------------------
+
+  void post_read(void* dst, gaddr src, std::size_t len, completion& c) override {
+    std::memcpy(dst, window(src, len, "read"), len);
+    c.finish();
+  }
+
+  void post_write(gaddr dst, const void* src, std::size_t len, completion& c) override {
+    std::memcpy(window(dst, len, "write"), src, len);
+    c.finish();
+  }
+
+  void post_compare_swap(gaddr target, std::uint64_t expected, std::uint64_t desired,
+                         std::uint64_t* old, completion& c) override {
+    std::atomic_ref<std::uint64_t> word(*atomic_word(target, "compare-and-swap"));
+    word.compare_exchange_strong(expected, desired, std::memory_order_seq_cst);
+    *old = expected;  // on failure compare_exchange stored the current value
+    c.finish();
+  }
+
+  void post_fetch_add(gaddr target, std::uint64_t add, std::uint64_t* old,
+                      completion& c) override {
+    std::atomic_ref<std::uint64_t> word(*atomic_word(target, "fetch-and-add"));
+    *old = word.fetch_add(add, std::memory_order_seq_cst);
+    c.finish();
+  }
+
+  // --- two-sided -------------------------------------------------------------
+
+  void post_send(node_id to, handler_id h, const void* payload, std::size_t len) override {
+    push(to, record_header{checked_length(len), h, record_kind::send, 0, 0}, payload);
+  }
+
+  void post_call(node_id to, handler_id h, const void* payload, std::size_t len,
+                 std::vector<std::byte>& reply, completion& c) override {
+    auto* pending = new pending_call{&reply, &c};
+    push(to,
+         record_header{checked_length(len), h, record_kind::call, 0,
+                       reinterpret_cast<std::uintptr_t>(pending)},
+         payload);
+  }
+
+  void reply(const reply_token& t, const void* data, std::size_t len) override {
+    push(t.to, record_header{checked_length(len), 0, record_kind::reply, 0, t.cookie}, data);
+  }
+
+ private:
+  // --- addressing ------------------------------------------------------------
+
+  ring_view ring(node_id from, node_id to) const {
+    std::byte* base = control_ + layout_.rings_offset +
+                      (std::size_t(from) * nodes() + to) * layout_.ring_stride;
+    auto* header = reinterpret_cast<ring_header*>(base);
+    std::byte* data = base + (layout_.ring_stride - ring_data_bytes);
+    return ring_view(header, data, ring_data_bytes);
+  }
+
+  join_slot& slot(node_id n) const {
+    return reinterpret_cast<join_slot*>(control_ + layout_.slots_offset)[n];
+  }
+
+  std::byte* window(gaddr a, std::size_t len, const char* op) const {
+    const std::uint64_t span = nodes() * partition_bytes_;
+    if (a < layout::global_base || a - layout::global_base > span ||
+        len > span - (a - layout::global_base)) {
+      fatal("one-sided %s of %zu bytes at %#lx: not inside the global heap", op, len,
+            static_cast<unsigned long>(a));
+    }
+    return window_ + (a - layout::global_base);
+  }
+
+  std::uint64_t* atomic_word(gaddr a, const char* op) const {
+    if (a % 8 != 0) {
+      fatal("%s at %#lx: transport atomics need 8-byte alignment", op,
+            static_cast<unsigned long>(a));
+    }
+    return reinterpret_cast<std::uint64_t*>(window(a, 8, op));
+  }
+
+  static std::uint32_t checked_length(std::size_t len) {
+    if (len > max_payload) fatal("message of %zu bytes exceeds the limit of %zu", len, max_payload);
+    return static_cast<std::uint32_t>(len);
+  }
+
+  // --- sending ---------------------------------------------------------------
+
+  void push(node_id to, const record_header& rh, const void* payload) {
+    if (to >= nodes()) fatal("message to node %u, but the run has %u nodes", to, nodes());
+    ring_view r = outbound_[to];
+    {
+      // The service thread never blocks on the lock: the holder may be an
+      // application thread waiting for space that only the service thread
+      // can free (the ring to ourselves).
+      std::unique_lock<std::mutex> lock(send_locks_[to].m, std::defer_lock);
+      if (is_service_thread) {
+        while (!lock.try_lock()) keep_inbound_moving();
+      } else {
+        lock.lock();
+      }
+      while (!r.try_push(rh, payload)) wait_for_space(r);
+    }
+    // Pairs with the fence in service_loop: either the receiver sees our
+    // record before it sleeps, or we see that it sleeps and wake it.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (slot(to).sleeping.load(std::memory_order_relaxed)) ring_doorbell(to);
+  }
+
+  // Called by the service thread whenever it has to wait on a sender's
+  // resource; see the comment at the top.
+  void keep_inbound_moving() {
+    if (drain_into_backlog() == 0) std::this_thread::yield();
+  }
+
+  void wait_for_space(ring_view& r) {
+    if (is_service_thread) {
+      keep_inbound_moving();
+      return;
+    }
+    ring_header& h = r.header();
+    const std::uint32_t seq = h.space_seq.load(std::memory_order_acquire);
+    h.space_waiters.fetch_add(1, std::memory_order_seq_cst);
+    futex::wait(h.space_seq, seq, futex::scope::shared, 1'000'000);  // 1 ms: bounded
+    h.space_waiters.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+  void ring_doorbell(node_id to) {
+    join_slot& s = slot(to);
+    s.doorbell.fetch_add(1, std::memory_order_release);
+    futex::wake_all(s.doorbell, futex::scope::shared);
+  }
+
+  // --- receiving (service thread) --------------------------------------------
+
+  void service_loop() {
+    is_service_thread = true;
+    join_slot& own = slot(self());
+    int idle = 0;
+    while (!stopping_.load(std::memory_order_acquire)) {
+      if (handle_one()) {
+        idle = 0;
+        continue;
+      }
+      if (++idle < 2000) {
+        futex::cpu_relax();
+        continue;
+      }
+      const std::uint32_t bell = own.doorbell.load(std::memory_order_acquire);
+      own.sleeping.store(1, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      if (inbound_empty() && !stopping_.load(std::memory_order_acquire)) {
+        futex::wait(own.doorbell, bell, futex::scope::shared, 100'000'000);  // 100 ms
+      }
+      own.sleeping.store(0, std::memory_order_relaxed);
+      idle = 0;
+    }
+  }
+
+  bool inbound_empty() const {
+    for (const ring_view& r : inbound_) {
+      if (!r.empty()) return false;
+    }
+    return true;
+  }
+
+  // Handles the oldest backlog record, else one record from each inbound ring.
+  bool handle_one() {
+    if (!backlog_.empty()) {
+      owned_record rec = std::move(backlog_.front());
+      backlog_.pop_front();
+      deliver(rec.header, rec.from, rec.payload);
+      return true;
+    }
+    bool any = false;
+    for (node_id from = 0; from < nodes() && backlog_.empty(); ++from) {
+      ring_view& r = inbound_[from];
+      record_header rh;
+      if (!r.peek(rh)) continue;
+      scratch_.resize(rh.length);
+      r.read_payload(rh, scratch_.data());
+      r.pop(rh);
+      notify_space(r);
+      // A handler's sends may drain more records, but only into the backlog,
+      // never into scratch_.
+      deliver(rh, from, scratch_);
+      any = true;
+    }
+    return any;
+  }
+
+  std::size_t drain_into_backlog() {
+    std::size_t n = 0;
+    for (node_id from = 0; from < nodes(); ++from) {
+      ring_view& r = inbound_[from];
+      record_header rh;
+      while (r.peek(rh)) {
+        owned_record rec{rh, from, std::vector<std::byte>(rh.length)};
+        r.read_payload(rh, rec.payload.data());
+        r.pop(rh);
+        backlog_.push_back(std::move(rec));
+        ++n;
+      }
+      if (n) notify_space(r);
+    }
+    return n;
+  }
+
+  void notify_space(ring_view& r) {
+    ring_header& h = r.header();
+    if (h.space_waiters.load(std::memory_order_seq_cst) == 0) return;
+    h.space_seq.fetch_add(1, std::memory_order_release);
+    futex::wake_all(h.space_seq, futex::scope::shared);
+  }
+
+  void deliver(const record_header& rh, node_id from, const std::vector<std::byte>& payload) {
+    std::span<const std::byte> bytes(payload.data(), rh.length);
+    switch (rh.kind) {
+      case record_kind::send:
+        dispatch(rh.handler, from, bytes, false, 0);
+        return;
+      case record_kind::call:
+        dispatch(rh.handler, from, bytes, true, rh.cookie);
+        return;
+      case record_kind::reply: {
+        auto* pending = reinterpret_cast<pending_call*>(static_cast<std::uintptr_t>(rh.cookie));
+        pending->reply->assign(bytes.begin(), bytes.end());
+        completion* done = pending->done;
+        delete pending;
+        done->finish();  // the caller may return and free its buffers now
+        return;
+      }
+    }
+    fatal("corrupt message from node %u (kind %u)", from, static_cast<unsigned>(rh.kind));
+  }
+
+  struct alignas(64) padded_mutex {
+    std::mutex m;
+  };
+
+  std::uint64_t partition_bytes_;
+  segment_fds fds_;
+  control_layout layout_;
+  std::byte* control_ = nullptr;
+  std::byte* window_ = nullptr;
+  std::vector<ring_view> inbound_;   // indexed by sender
+  std::vector<ring_view> outbound_;  // indexed by receiver
+  std::vector<padded_mutex> send_locks_;
+  std::thread service_;
+  std::atomic<bool> stopping_{false};
+  std::deque<owned_record> backlog_;  // service thread only
+  std::vector<std::byte> scratch_;    // service thread only
+};
+
+}  // namespace
+
+std::unique_ptr<transport> make_transport(node_id self, node_id nodes,
+                                          std::uint64_t partition_bytes, segment_fds fds) {
+  return std::make_unique<shm_transport>(self, nodes, partition_bytes, fds);
+}
+
+}  // namespace dstd::rt::shm

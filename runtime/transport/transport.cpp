@@ -1,0 +1,114 @@
+// The backend-independent parts of the transport: completions, messages,
+// the blocking conveniences, and dispatch to handlers.
+#include "runtime/transport/transport.hpp"
+
+#include "runtime/common/fatal.hpp"
+#include "runtime/common/futex.hpp"
+
+namespace dstd::rt {
+
+// --- completion -------------------------------------------------------------
+
+void completion::finish() {
+  // Once the count reaches zero the waiter may return and destroy *this:
+  // nothing below touches the object's memory, the futex wake only uses its
+  // address. A stale sleeper bit is harmless; it costs one spare wake.
+  std::uint32_t old = state_.fetch_sub(1, std::memory_order_acq_rel);
+  if ((old & count_mask) == 1 && (old & sleeper_bit)) {
+    futex::wake_all(state_, futex::scope::process_private);
+  }
+}
+
+void completion::wait() {
+  // Most shm operations finish within a microsecond: spin first.
+  for (int i = 0; i < 4000; ++i) {
+    if (done()) return;
+    futex::cpu_relax();
+  }
+  for (;;) {
+    std::uint32_t s = state_.load(std::memory_order_acquire);
+    if ((s & count_mask) == 0) return;
+    if (!(s & sleeper_bit) &&
+        !state_.compare_exchange_weak(s, s | sleeper_bit, std::memory_order_acq_rel)) {
+      continue;
+    }
+    futex::wait(state_, s | sleeper_bit, futex::scope::process_private);
+  }
+}
+
+// --- message ----------------------------------------------------------------
+
+void message::reply(const void* data, std::size_t len) {
+  if (!wants_reply_) fatal("reply to a message that was sent without waiting for one");
+  if (answered_) fatal("a message was answered twice");
+  answered_ = true;
+  transport_->reply(reply_token{from_, cookie_}, data, len);
+}
+
+reply_token message::defer() {
+  if (!wants_reply_) fatal("defer on a message that was sent without waiting for a reply");
+  if (answered_) fatal("a message was answered twice");
+  answered_ = true;
+  return reply_token{from_, cookie_};
+}
+
+void transport::dispatch(handler_id h, node_id from, std::span<const std::byte> payload,
+                         bool wants_reply, std::uint64_t cookie) {
+  handler_fn fn = find_handler(h);
+  if (fn == nullptr) fatal("message from node %u for handler %u, which is not registered", from, h);
+  message m;
+  m.transport_ = this;
+  m.from_ = from;
+  m.payload_ = payload;
+  m.cookie_ = cookie;
+  m.wants_reply_ = wants_reply;
+  fn(m);
+  if (m.wants_reply_ && !m.answered_) reply(reply_token{from, cookie}, nullptr, 0);
+}
+
+// --- blocking conveniences --------------------------------------------------
+
+void transport::read(void* dst, gaddr src, std::size_t len) {
+  completion c;
+  c.expect();
+  post_read(dst, src, len, c);
+  c.wait();
+}
+
+void transport::write(gaddr dst, const void* src, std::size_t len) {
+  completion c;
+  c.expect();
+  post_write(dst, src, len, c);
+  c.wait();
+}
+
+std::uint64_t transport::compare_swap(gaddr target, std::uint64_t expected, std::uint64_t desired) {
+  std::uint64_t old = 0;
+  completion c;
+  c.expect();
+  post_compare_swap(target, expected, desired, &old, c);
+  c.wait();
+  return old;
+}
+
+std::uint64_t transport::fetch_add(gaddr target, std::uint64_t add) {
+  std::uint64_t old = 0;
+  completion c;
+  c.expect();
+  post_fetch_add(target, add, &old, c);
+  c.wait();
+  return old;
+}
+
+std::vector<std::byte> transport::call(node_id to, handler_id h, const void* payload,
+                                       std::size_t len) {
+  if (on_service_thread()) fatal("a message handler made a blocking call (handler %u)", h);
+  std::vector<std::byte> reply;
+  completion c;
+  c.expect();
+  post_call(to, h, payload, len, reply, c);
+  c.wait();
+  return reply;
+}
+
+}  // namespace dstd::rt

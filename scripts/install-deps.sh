@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages dstd needs, only those missing. Extra
+# package names given as arguments are installed too.
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkg-config
+  libgoogle-perftools-dev       # tcmalloc: the global allocator
+  libboost-context-dev          # fibers
+  libibverbs-dev librdmacm-dev  # the verbs transport
+  libgtest-dev libgmock-dev     # tests
+  spin                          # model checking the coherence protocol
+  "$@"
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+((${#missing[@]})) || exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# dstd quick start for a fresh Debian 12 machine: installs the Debian packages
+# dstd needs (only those missing), builds into build/, then either runs the
+# demo on 4 nodes or runs the whole test suite.
+#
+#   scripts/quickstart.sh demo     # install, build, run the demo
+#   scripts/quickstart.sh test     # install, build, run every test
+#
+# Extra CMake arguments can be passed in DSTD_CMAKE_ARGS (CI sets -Werror).
+set -euo pipefail
+
+mode=${1:-demo}
+case "$mode" in
+  demo|test) ;;
+  *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+esac
+
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+
+jobs=$(nproc)
+# shellcheck disable=SC2086  # DSTD_CMAKE_ARGS is a list of words
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${DSTD_CMAKE_ARGS:-}
+cmake --build build -j"$jobs"
+
+if [ "$mode" = demo ]; then
+  exec build/bin/dstdrun -n 4 build/bin/hello_nodes
+else
+  exec ctest --test-dir build --output-on-failure -j"$jobs"
+fi

@@ -1,0 +1,100 @@
+// node_fault: a dstd program that makes one node fail on purpose.
+//
+// Why: dstdrun's promise is that a failing node never goes unnoticed and
+// never leaves the run hanging. Testing that needs a real dstd program whose
+// nodes fail in chosen ways. Under dstdrun, main runs only on node 0; the
+// other nodes run no user code but message handlers, so node 0 sends a
+// message whose handler fails on the chosen node, then sleeps long enough
+// that only dstdrun can end the run quickly.
+//
+//   node_fault kill|abort|exit3 NODE   that node dies (SIGKILL, SIGABRT, exit 3)
+//   node_fault ok                      prints "ok from node 0 of N", exits 0
+//   node_fault status7                 main returns 7
+//   node_fault sleep                   main sleeps 60 s (for --timeout)
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dstd/dstd.hpp>
+#include <thread>
+
+#include "runtime/transport/transport.hpp"
+
+namespace {
+
+using dstd::rt::handler_id;
+using dstd::rt::handler_registration;
+using dstd::rt::message;
+
+constexpr handler_id h_kill = dstd::rt::first_user_handler + 0;
+constexpr handler_id h_abort = dstd::rt::first_user_handler + 1;
+constexpr handler_id h_exit3 = dstd::rt::first_user_handler + 2;
+
+[[noreturn]] void die_by_sigkill() {
+  raise(SIGKILL);
+  _exit(99);  // not reached
+}
+[[noreturn]] void die_by_abort() { std::abort(); }
+[[noreturn]] void die_by_exit3() { _exit(3); }
+
+void on_kill(message&) { die_by_sigkill(); }
+void on_abort(message&) { die_by_abort(); }
+void on_exit3(message&) { die_by_exit3(); }
+
+const handler_registration kill_registration{h_kill, &on_kill};
+const handler_registration abort_registration{h_abort, &on_abort};
+const handler_registration exit3_registration{h_exit3, &on_exit3};
+
+int usage() {
+  std::fprintf(stderr, "usage: node_fault kill|abort|exit3 NODE | ok | status7 | sleep\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const char* mode = argv[1];
+  if (std::strcmp(mode, "ok") == 0) {
+    std::printf("ok from node %u of %u\n", dstd::this_node(), dstd::node_count());
+    return 0;
+  }
+  if (std::strcmp(mode, "status7") == 0) return 7;
+  if (std::strcmp(mode, "sleep") == 0) {
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+    return 0;
+  }
+
+  handler_id h = 0;
+  void (*act)() = nullptr;
+  if (std::strcmp(mode, "kill") == 0) {
+    h = h_kill;
+    act = die_by_sigkill;
+  } else if (std::strcmp(mode, "abort") == 0) {
+    h = h_abort;
+    act = die_by_abort;
+  } else if (std::strcmp(mode, "exit3") == 0) {
+    h = h_exit3;
+    act = die_by_exit3;
+  } else {
+    return usage();
+  }
+  if (argc < 3) return usage();
+  const unsigned long node = std::strtoul(argv[2], nullptr, 10);
+  if (node >= dstd::node_count()) {
+    std::fprintf(stderr, "node_fault: there is no node %lu in a run of %u\n", node,
+                 dstd::node_count());
+    return 2;
+  }
+
+  if (node == 0)
+    act();
+  else
+    dstd::rt::current_transport()->post_send(static_cast<dstd::rt::node_id>(node), h, nullptr, 0);
+  std::this_thread::sleep_for(std::chrono::seconds(60));
+  std::fprintf(stderr, "node_fault: node %lu is still alive after 60 s\n", node);
+  return 0;
+}

@@ -1,0 +1,304 @@
+// Transport tests between real node processes.
+//
+// The same binary runs plain (one node) and under dstdrun at 2 and 4 nodes
+// (see tests/CMakeLists.txt). main (gtest) runs on node 0; the other nodes
+// take part only through the message handlers registered below, exactly as a
+// dstd program's nodes do.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <dstd/dstd.hpp>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "runtime/heap/partition.hpp"
+#include "runtime/transport/transport.hpp"
+
+namespace {
+
+using dstd::rt::gaddr;
+using dstd::rt::handler_id;
+using dstd::rt::message;
+using dstd::rt::node_id;
+using dstd::rt::transport;
+
+transport& net() { return *dstd::rt::current_transport(); }
+
+template <class T>
+T payload_as(const message& m) {
+  T v{};
+  EXPECT_EQ(m.payload().size(), sizeof v);
+  std::memcpy(&v, m.payload().data(), sizeof v);
+  return v;
+}
+
+template <class T>
+T reply_as(const std::vector<std::byte>& r) {
+  T v{};
+  EXPECT_EQ(r.size(), sizeof v);
+  std::memcpy(&v, r.data(), sizeof v);
+  return v;
+}
+
+// --- handlers (run on whichever node receives them) -------------------------
+
+constexpr handler_id h_alloc = dstd::rt::first_user_handler + 0;
+constexpr handler_id h_echo = dstd::rt::first_user_handler + 1;
+constexpr handler_id h_sum = dstd::rt::first_user_handler + 2;
+constexpr handler_id h_hammer = dstd::rt::first_user_handler + 3;
+constexpr handler_id h_sequence = dstd::rt::first_user_handler + 4;
+constexpr handler_id h_sequence_report = dstd::rt::first_user_handler + 5;
+constexpr handler_id h_defer = dstd::rt::first_user_handler + 6;
+constexpr handler_id h_release_deferred = dstd::rt::first_user_handler + 7;
+constexpr handler_id h_forward = dstd::rt::first_user_handler + 8;
+constexpr handler_id h_count = dstd::rt::first_user_handler + 9;
+constexpr handler_id h_whoami = dstd::rt::first_user_handler + 10;
+
+// Allocates the requested bytes in the receiver's home partition.
+void on_alloc(message& m) {
+  void* p = dstd::rt::partition_allocate(payload_as<std::uint64_t>(m), 64);
+  auto a = reinterpret_cast<gaddr>(p);
+  m.reply(&a, sizeof a);
+}
+
+void on_echo(message& m) { m.reply(m.payload().data(), m.payload().size()); }
+
+// Sums bytes of local memory, reading it through plain pointers on the home.
+struct sum_request {
+  gaddr at;
+  std::uint64_t len;
+};
+void on_sum(message& m) {
+  auto req = payload_as<sum_request>(m);
+  const auto* p = reinterpret_cast<const unsigned char*>(req.at);
+  std::uint64_t sum = std::accumulate(p, p + req.len, std::uint64_t{0});
+  m.reply(&sum, sizeof sum);
+}
+
+// Starts threads that fetch-and-add a counter, then count themselves done.
+struct hammer_request {
+  gaddr counter;
+  gaddr done;
+  std::uint64_t threads;
+  std::uint64_t iterations;
+};
+void start_hammer(const hammer_request& req) {
+  for (std::uint64_t t = 0; t < req.threads; ++t) {
+    std::thread([req] {
+      for (std::uint64_t i = 0; i < req.iterations; ++i) net().fetch_add(req.counter, 1);
+      net().fetch_add(req.done, 1);
+    }).detach();
+  }
+}
+void on_hammer(message& m) { start_hammer(payload_as<hammer_request>(m)); }
+
+// Checks that one-way messages from each sender arrive in order.
+struct sequence_state {
+  std::vector<std::uint64_t> next;
+  std::uint64_t received = 0;
+  std::uint64_t out_of_order = 0;
+};
+sequence_state& sequences() {
+  static sequence_state s;
+  return s;
+}
+void on_sequence(message& m) {
+  auto& s = sequences();
+  if (s.next.empty()) s.next.resize(dstd::node_count());
+  std::uint64_t seq = 0;
+  std::memcpy(&seq, m.payload().data(), sizeof seq);
+  if (seq != s.next[m.from()]) ++s.out_of_order;
+  s.next[m.from()] = seq + 1;
+  ++s.received;
+}
+void on_sequence_report(message& m) {
+  std::uint64_t r[2] = {sequences().received, sequences().out_of_order};
+  sequences() = {};
+  m.reply(r, sizeof r);
+}
+
+// A call answered only when a later message arrives.
+dstd::rt::reply_token parked;
+void on_defer(message& m) { parked = m.defer(); }
+void on_release_deferred(message& m) {
+  auto value = payload_as<std::uint64_t>(m);
+  net().reply(parked, &value, sizeof value);
+}
+
+// Service thread to service thread: forward a one-way message to another
+// node, which counts it.
+std::atomic<std::uint64_t> counted{0};
+void on_forward(message& m) {
+  auto to = payload_as<node_id>(m);
+  net().post_send(to, h_count, nullptr, 0);
+}
+void on_count(message& m) {
+  if (m.payload().empty()) {
+    counted.fetch_add(1);
+    return;
+  }
+  std::uint64_t n = counted.exchange(0);
+  m.reply(&n, sizeof n);
+}
+
+void on_whoami(message& m) {
+  node_id me = dstd::this_node();
+  m.reply(&me, sizeof me);
+}
+
+const dstd::rt::handler_registration registrations[] = {
+    {h_alloc, &on_alloc},
+    {h_echo, &on_echo},
+    {h_sum, &on_sum},
+    {h_hammer, &on_hammer},
+    {h_sequence, &on_sequence},
+    {h_sequence_report, &on_sequence_report},
+    {h_defer, &on_defer},
+    {h_release_deferred, &on_release_deferred},
+    {h_forward, &on_forward},
+    {h_count, &on_count},
+    {h_whoami, &on_whoami},
+};
+
+gaddr allocate_on(node_id n, std::uint64_t bytes) {
+  gaddr a = reply_as<gaddr>(net().call(n, h_alloc, &bytes, sizeof bytes));
+  EXPECT_NE(a, 0u) << "allocation of " << bytes << " bytes on node " << n << " failed";
+  return a;
+}
+
+// --- tests --------------------------------------------------------------------
+
+TEST(NodeApi, IdsAndHomes) {
+  EXPECT_EQ(dstd::this_node(), 0u);
+  EXPECT_GE(dstd::node_count(), 1u);
+  EXPECT_EQ(net().nodes(), dstd::node_count());
+  int local = 0;
+  EXPECT_EQ(dstd::home_of(&local), dstd::this_node());
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    node_id reported = reply_as<node_id>(net().call(n, h_whoami, nullptr, 0));
+    EXPECT_EQ(reported, n);
+    gaddr a = allocate_on(n, 4096);
+    EXPECT_EQ(dstd::home_of(reinterpret_cast<void*>(a)), n);
+  }
+}
+
+TEST(OneSided, WriteThenReadBackAndSeenAtHome) {
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    for (std::uint64_t len : {8ull, 4096ull, 1ull << 20}) {
+      gaddr a = allocate_on(n, len);
+      std::vector<unsigned char> out(len), in(len, 0);
+      for (std::uint64_t i = 0; i < len; ++i) out[i] = static_cast<unsigned char>(i * 7 + n);
+      net().write(a, out.data(), len);
+      net().read(in.data(), a, len);
+      EXPECT_EQ(in, out) << "node " << n << ", " << len << " bytes";
+      sum_request req{a, len};
+      auto home_sum = reply_as<std::uint64_t>(net().call(n, h_sum, &req, sizeof req));
+      EXPECT_EQ(home_sum, std::accumulate(out.begin(), out.end(), std::uint64_t{0}));
+    }
+  }
+}
+
+TEST(OneSided, CompareSwapAndFetchAdd) {
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    gaddr a = allocate_on(n, 8);
+    EXPECT_EQ(net().compare_swap(a, 0, 42), 0u);   // succeeds
+    EXPECT_EQ(net().compare_swap(a, 7, 99), 42u);  // fails, returns current
+    EXPECT_EQ(net().fetch_add(a, 8), 42u);
+    std::uint64_t v = 0;
+    net().read(&v, a, sizeof v);
+    EXPECT_EQ(v, 50u);
+  }
+}
+
+TEST(OneSided, ConcurrentFetchAddFromAllNodesSumsExactly) {
+  const node_id nodes = dstd::node_count();
+  gaddr counter = allocate_on(0, 8);
+  gaddr done = allocate_on(0, 8);
+  const hammer_request req{counter, done, 2, 20000};
+  for (node_id n = 1; n < nodes; ++n) net().post_send(n, h_hammer, &req, sizeof req);
+  start_hammer(req);
+  const std::uint64_t expected_done = nodes * req.threads;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::uint64_t finished = 0;
+  while ((finished = net().fetch_add(done, 0)) < expected_done &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(finished, expected_done) << "hammer threads did not finish in time";
+  EXPECT_EQ(net().fetch_add(counter, 0), nodes * req.threads * req.iterations);
+}
+
+TEST(Messages, EchoOfEverySizeFromEveryNode) {
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    for (std::size_t len : {std::size_t{0}, std::size_t{1}, std::size_t{1000},
+                            transport::max_payload}) {
+      std::vector<std::byte> out(len);
+      for (std::size_t i = 0; i < len; ++i) out[i] = std::byte(i * 13 + n);
+      EXPECT_EQ(net().call(n, h_echo, out.data(), len), out) << "node " << n << ", " << len;
+    }
+  }
+}
+
+TEST(Messages, OneWayMessagesArriveInOrderEvenWhenRingsFill) {
+  // 20000 messages of 1 KiB overflow the 256 KiB ring many times over.
+  constexpr std::uint64_t count = 20000;
+  std::vector<std::byte> body(1024);
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    for (std::uint64_t seq = 0; seq < count; ++seq) {
+      std::memcpy(body.data(), &seq, sizeof seq);
+      net().post_send(n, h_sequence, body.data(), body.size());
+    }
+    // A call is ordered after the sends before it, so all have arrived.
+    auto r = net().call(n, h_sequence_report, nullptr, 0);
+    std::uint64_t report[2];
+    ASSERT_EQ(r.size(), sizeof report);
+    std::memcpy(report, r.data(), sizeof report);
+    EXPECT_EQ(report[0], count) << "node " << n;
+    EXPECT_EQ(report[1], 0u) << "node " << n << " saw messages out of order";
+  }
+}
+
+TEST(Messages, DeferredReply) {
+  const node_id n = dstd::node_count() - 1;
+  std::vector<std::byte> reply;
+  dstd::rt::completion c;
+  c.expect();
+  net().post_call(n, h_defer, nullptr, 0, reply, c);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(c.done()) << "a deferred call finished before its reply was sent";
+  const std::uint64_t value = 0xfeedface;
+  net().post_send(n, h_release_deferred, &value, sizeof value);
+  c.wait();
+  EXPECT_EQ(reply_as<std::uint64_t>(reply), value);
+}
+
+TEST(Messages, ServiceThreadsForwardUnderLoadWithoutDeadlock) {
+  // Every node floods every node with messages whose handlers send again:
+  // service threads block on full rings while their own rings fill.
+  const node_id nodes = dstd::node_count();
+  constexpr std::uint64_t per_pair = 5000;
+  std::vector<std::thread> senders;
+  for (node_id via = 0; via < nodes; ++via) {
+    senders.emplace_back([=] {
+      for (std::uint64_t i = 0; i < per_pair; ++i) {
+        for (node_id to = 0; to < nodes; ++to) net().post_send(via, h_forward, &to, sizeof to);
+      }
+    });
+  }
+  for (auto& t : senders) t.join();
+  std::uint64_t total = 0;
+  const std::uint64_t flag = 1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (total < std::uint64_t(nodes) * nodes * per_pair &&
+         std::chrono::steady_clock::now() < deadline) {
+    for (node_id n = 0; n < nodes; ++n) {
+      total += reply_as<std::uint64_t>(net().call(n, h_count, &flag, sizeof flag));
+    }
+  }
+  EXPECT_EQ(total, std::uint64_t(nodes) * nodes * per_pair);
+}
+
+}  // namespace
