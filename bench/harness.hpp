@@ -40,11 +40,11 @@ result measure(std::string name, Op&& op, int batch = 1000, int samples = 101) {
 
 inline void print_table(const char* title, const std::vector<result>& rows) {
   std::printf("%s\n", title);
-  std::printf("| %-36s | %12s | %12s | %12s |\n", "operation", "median ns", "p10 ns", "p90 ns");
-  std::printf("|%s|%s|%s|%s|\n", std::string(38, '-').c_str(), std::string(14, '-').c_str(),
+  std::printf("| %-42s | %12s | %12s | %12s |\n", "operation", "median ns", "p10 ns", "p90 ns");
+  std::printf("|%s|%s|%s|%s|\n", std::string(44, '-').c_str(), std::string(14, '-').c_str(),
               std::string(14, '-').c_str(), std::string(14, '-').c_str());
   for (const result& r : rows) {
-    std::printf("| %-36s | %12.1f | %12.1f | %12.1f |\n", r.name.c_str(), r.median_ns, r.p10_ns,
+    std::printf("| %-42s | %12.1f | %12.1f | %12.1f |\n", r.name.c_str(), r.median_ns, r.p10_ns,
                 r.p90_ns);
   }
 }

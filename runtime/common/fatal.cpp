@@ -13,7 +13,7 @@ namespace {
 std::uint32_t log_node = 0;
 std::uint32_t log_nodes = 1;
 
-void vreport(const char* fmt, va_list args) {
+[[gnu::format(printf, 1, 0)]] void vreport(const char* fmt, va_list args) {
   char line[1024];
   int n = log_nodes > 1 ? std::snprintf(line, sizeof line, "dstd: node %u: ", log_node)
                         : std::snprintf(line, sizeof line, "dstd: ");

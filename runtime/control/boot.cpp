@@ -65,11 +65,14 @@ void boot() {
   }
   node_transport = make_node_transport(env).release();
   map_address_space(*node_transport, env.self, global_range{env.nodes, env.partition_bytes});
-  node_transport->start();
   auto records = node_transport->rendezvous(describe_this_node(env.self), env.join_timeout_ms);
   check_same_program(records, env.self);
   node_booted = true;
   tell_launcher(launch::status_joined);
+  // Only now may handlers run: a node that failed in a handler before
+  // telling dstdrun it joined would be reported as never having joined.
+  // Messages sent to us meanwhile wait in our rings.
+  node_transport->start();
 }
 
 void on_shutdown(message& m) {

@@ -2,6 +2,7 @@
 // the blocking conveniences, and dispatch to handlers.
 #include "runtime/transport/transport.hpp"
 
+#include "runtime/common/backoff.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 
@@ -20,10 +21,9 @@ void completion::finish() {
 }
 
 void completion::wait() {
-  // Most shm operations finish within a microsecond: spin first.
-  for (int i = 0; i < 4000; ++i) {
-    if (done()) return;
-    futex::cpu_relax();
+  backoff waiting;
+  while (!done()) {
+    if (!waiting.step()) break;
   }
   for (;;) {
     std::uint32_t s = state_.load(std::memory_order_acquire);

@@ -90,7 +90,8 @@ class transport {
   // Back this node's partition with memory its peers can reach, at `at`
   // (already reserved by the caller).
   virtual void map_home_partition(void* at, std::uint64_t bytes) = 0;
-  // Start the service thread (handlers, replies).
+  // Start the service thread (handlers, replies). Messages that arrive
+  // before it starts wait in the backend.
   virtual void start() = 0;
   // Publish `mine` and wait for every node's record, indexed by node id.
   // Fails the node with a clear message when a peer does not come in time.

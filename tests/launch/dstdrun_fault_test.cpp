@@ -2,9 +2,8 @@
 // every failure is named in one line, the other nodes stop within seconds,
 // and the exit status says what happened.
 //
-// The failing node may die before its "J" line reaches dstdrun (its handler
-// can run as soon as node 0 has joined), so the messages are checked without
-// assuming "before joining" is absent.
+// A node starts running handlers only after it has told dstdrun it joined,
+// so a failure in a handler is never reported as "before joining".
 #include <csignal>
 #include <string>
 
@@ -23,6 +22,7 @@ TEST(DstdrunFault, NodeKilledBySigkill) {
   EXPECT_TRUE(contains(r.err, "dstdrun: node 2 (pid ")) << describe(r);
   EXPECT_TRUE(contains(r.err, "was killed by signal 9 (SIGKILL)")) << describe(r);
   EXPECT_TRUE(contains(r.err, "; stopping the other 3 nodes\n")) << describe(r);
+  EXPECT_FALSE(contains(r.err, "before joining")) << describe(r);
   EXPECT_LT(r.seconds, 5) << describe(r);
 }
 
@@ -31,6 +31,7 @@ TEST(DstdrunFault, NodeAborts) {
   EXPECT_EQ(r.exit_code, 128 + SIGABRT) << describe(r);
   EXPECT_TRUE(contains(r.err, "dstdrun: node 3 (pid ")) << describe(r);
   EXPECT_TRUE(contains(r.err, "(SIGABRT")) << describe(r);
+  EXPECT_FALSE(contains(r.err, "before joining")) << describe(r);
   EXPECT_LT(r.seconds, 5) << describe(r);
 }
 
@@ -40,6 +41,7 @@ TEST(DstdrunFault, NodeExitsWithStatus3) {
   EXPECT_TRUE(contains(r.err, "dstdrun: node 1 (pid ")) << describe(r);
   EXPECT_TRUE(contains(r.err, "exited with status 3")) << describe(r);
   EXPECT_TRUE(contains(r.err, "; stopping the other 3 nodes\n")) << describe(r);
+  EXPECT_FALSE(contains(r.err, "before joining")) << describe(r);
   EXPECT_LT(r.seconds, 5) << describe(r);
 }
 

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/common/backoff.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/heap/layout.hpp"
@@ -273,16 +274,13 @@ class shm_transport final : public transport {
   void service_loop() {
     is_service_thread = true;
     join_slot& own = slot(self());
-    int idle = 0;
+    backoff idle;
     while (!stopping_.load(std::memory_order_acquire)) {
       if (handle_one()) {
-        idle = 0;
+        idle.reset();
         continue;
       }
-      if (++idle < 2000) {
-        futex::cpu_relax();
-        continue;
-      }
+      if (idle.step()) continue;
       const std::uint32_t bell = own.doorbell.load(std::memory_order_acquire);
       own.sleeping.store(1, std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -290,7 +288,7 @@ class shm_transport final : public transport {
         futex::wait(own.doorbell, bell, futex::scope::shared, 100'000'000);  // 100 ms
       }
       own.sleeping.store(0, std::memory_order_relaxed);
-      idle = 0;
+      idle.reset();
     }
   }
 
