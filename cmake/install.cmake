@@ -18,5 +18,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/dstdConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/dstdConfig.cmake ${PROJECT_BINARY_DIR}/dstdConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/dstd)
 
+# Relocatable: the prefix is found from where dstd.pc itself lies.
+file(RELATIVE_PATH DSTD_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/dstd.pc.in ${PROJECT_BINARY_DIR}/dstd.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/dstd.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
