@@ -2,6 +2,7 @@
 #include "runtime/control/boot.hpp"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/personality.h>
 #include <unistd.h>
 
@@ -17,8 +18,10 @@
 #include "runtime/common/futex.hpp"
 #include "runtime/control/identity.hpp"
 #include "runtime/control/node_env.hpp"
-#include "runtime/heap/partition.hpp"
+#include "runtime/heap/address_space.hpp"
+#include "runtime/heap/remote_free.hpp"
 #include "runtime/launch/launch_contract.hpp"
+#include "runtime/sched/main_fiber.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/shm/shm_transport.hpp"
 
@@ -26,7 +29,6 @@ namespace dstd::rt {
 
 namespace {
 
-using main_fn = int (*)(int, char**, char**);
 using libc_start_main_fn = int (*)(main_fn, int, char**, void (*)(), void (*)(), void (*)(),
                                    void*);
 
@@ -46,27 +48,34 @@ void tell_launcher(char what) {
 }
 
 std::unique_ptr<transport> make_node_transport(const node_env& env) {
-  if (env.transport != "shm") {
-    fatal("transport '%s' is not implemented; use --transport shm", env.transport.c_str());
-  }
-  shm::segment_fds fds = env.shm_fds;
-  if (!env.launched && !shm::create_segments(1, env.partition_bytes, fds)) {
-    fatal("cannot create the one-node shared segments: %s", std::strerror(errno));
-  }
-  return shm::make_transport(env.self, env.nodes, env.partition_bytes, fds);
+  // The address space chose the backing already (it had to, for the first
+  // malloc); the transport takes the same segments over.
+  return shm::make_transport(env.self, env.nodes, env.partition_bytes, home_backing_fds());
+}
+
+// A forked child (gtest death tests, a fork without exec) must not write
+// into memory its parent shares with other nodes, nor talk on the parent's
+// rings: its global memory becomes a private copy and it leaves the run.
+void on_fork_child() {
+  node_transport = nullptr;
+  node_booted = false;
+  privatize_global_memory();
+  drop_remote_frees();
 }
 
 void boot() {
   const node_env& env = current_node_env();
-  set_log_node(env.self, env.nodes);
   if (env.launched && env.nodes > 1 && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
     fatal("address-space randomization is on for this node; start the program with dstdrun, "
           "which turns it off for the node processes");
   }
+  ensure_address_space();
+  share_static_region();
   node_transport = make_node_transport(env).release();
-  map_address_space(*node_transport, env.self, global_range{env.nodes, env.partition_bytes});
   auto records = node_transport->rendezvous(describe_this_node(env.self), env.join_timeout_ms);
   check_same_program(records, env.self);
+  enable_remote_frees();
+  pthread_atfork(nullptr, nullptr, on_fork_child);
   node_booted = true;
   tell_launcher(launch::status_joined);
   // Only now may handlers run: a node that failed in a handler before
@@ -117,7 +126,7 @@ int node_main(int argc, char** argv, char** envp) {
   boot();
   if (current_node_env().self != 0) serve_until_shutdown();
   std::atexit(end_run);
-  return application_main(argc, argv, envp);
+  return run_main_on_fiber(application_main, argc, argv, envp);
 }
 
 }  // namespace

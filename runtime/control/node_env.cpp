@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/layout.hpp"
@@ -42,7 +43,10 @@ node_env parse() {
   env.nodes = static_cast<node_id>(number(launch::env_node_count, 1, layout::max_nodes));
   env.self = static_cast<node_id>(number(launch::env_node_id, 0, env.nodes - 1));
   const char* kind = std::getenv(launch::env_transport);
-  env.transport = kind ? kind : "shm";
+  if (kind != nullptr) {
+    if (std::strlen(kind) >= sizeof env.transport) fatal("unknown transport '%s'", kind);
+    std::strcpy(env.transport, kind);
+  }
   env.partition_bytes = number(launch::env_partition_bytes, layout::min_partition_bytes,
                                layout::global_span);
   if (!layout::fits(env.nodes, env.partition_bytes)) {
@@ -51,7 +55,7 @@ node_env parse() {
   }
   env.join_timeout_ms = static_cast<unsigned>(number(launch::env_join_timeout_ms, 1, 3600000));
   env.launch_fd = static_cast<int>(number(launch::env_launch_fd, 0, 1 << 20));
-  if (env.transport == "shm") {
+  if (env.uses_shm()) {
     env.shm_fds.control_fd = static_cast<int>(number(launch::env_shm_control_fd, 0, 1 << 20));
     env.shm_fds.heap_fd = static_cast<int>(number(launch::env_shm_heap_fd, 0, 1 << 20));
   }
@@ -59,6 +63,8 @@ node_env parse() {
 }
 
 }  // namespace
+
+bool node_env::uses_shm() const { return std::strcmp(transport, "shm") == 0; }
 
 const node_env& current_node_env() {
   static const node_env env = parse();

@@ -2,10 +2,12 @@
 // the node count and the transport settings that dstdrun put in the
 // environment (runtime/launch/launch_contract.hpp). A program started
 // without dstdrun is node 0 of 1.
+//
+// Parsing must not allocate: the first malloc of the process maps the
+// address space, and that needs these settings.
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "runtime/transport/shm/shm_segments.hpp"
 #include "runtime/transport/transport.hpp"
@@ -16,7 +18,9 @@ struct node_env {
   bool launched = false;  // started by dstdrun
   node_id self = 0;
   node_id nodes = 1;
-  std::string transport = "shm";
+  char transport[16] = "shm";
+
+  bool uses_shm() const;
   std::uint64_t partition_bytes = 0;
   unsigned join_timeout_ms = 30000;
   int launch_fd = -1;  // status pipe to dstdrun

@@ -20,6 +20,15 @@ inline constexpr std::uint64_t global_span = 0x100000000000ull;   // 16 TiB
 // for remote partitions are this node's cache frames.
 inline constexpr std::uintptr_t shm_window_base = 0x200000000000ull;  // 32 TiB
 
+// The executable's writable static data (.data/.bss) is one more shared
+// region, homed at node 0, at the addresses the executable has anyway. Its
+// backing (shm: the heap memfd, after the partitions) has this much room.
+inline constexpr std::uint64_t static_region_max = 4ull << 30;
+
+// Fiber stacks come from the top 1/stack_area_divisor of each partition, so
+// a stack address is a global address homed where the fiber was created.
+inline constexpr std::uint64_t stack_area_divisor = 8;
+
 inline constexpr unsigned max_nodes = 64;
 inline constexpr std::uint64_t gib = 1ull << 30;
 inline constexpr std::uint64_t default_partition_bytes = 64 * gib;

@@ -6,46 +6,83 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/heap/address_space.hpp"
 
 namespace dstd::rt {
 
 namespace {
-global_range mapped_range;
-std::uintptr_t home_base = 0;
-std::atomic<std::uint64_t> home_used{0};
-}  // namespace
 
-void map_address_space(transport& t, node_id self, const global_range& range) {
-  const std::size_t span = range.end() - layout::global_base;
-  void* at = reinterpret_cast<void*>(layout::global_base);
-  void* p = mmap(at, span, PROT_NONE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-  if (p != at) {
-    fatal("cannot reserve the global address range %p-%#lx: %s", at,
-          static_cast<unsigned long>(range.end()),
-          p == MAP_FAILED ? std::strerror(errno) : "the range is already in use");
-  }
-  home_base = range.base(self);
-  t.map_home_partition(reinterpret_cast<void*>(home_base), range.partition_bytes);
-  mapped_range = range;
+constexpr std::size_t page = 4096;
+
+std::atomic<std::uint64_t> heap_used{0};
+
+// Released stacks are kept on a list threaded through their own memory and
+// reused for requests of the same size.
+struct free_stack {
+  stack_span span;
+  free_stack* next;
+};
+std::mutex stack_lock;
+std::uint64_t stack_used = 0;  // bytes carved from the top so far
+free_stack* free_stacks = nullptr;
+
+std::uint64_t heap_limit(const address_space& s) {
+  return s.partition_bytes - s.partition_bytes / layout::stack_area_divisor;
 }
 
-const global_range& current_global_range() { return mapped_range; }
+}  // namespace
 
 void* partition_allocate(std::size_t bytes, std::size_t align) {
-  if (home_base == 0 || align == 0 || (align & (align - 1)) != 0) return nullptr;
-  std::uint64_t used = home_used.load(std::memory_order_relaxed);
+  if (align == 0 || (align & (align - 1)) != 0) return nullptr;
+  const address_space& s = ensure_address_space();
+  const std::uint64_t limit = heap_limit(s);
+  std::uint64_t used = heap_used.load(std::memory_order_relaxed);
   for (;;) {
     const std::uint64_t start = (used + align - 1) & ~std::uint64_t(align - 1);
-    if (start > mapped_range.partition_bytes || bytes > mapped_range.partition_bytes - start) {
-      return nullptr;
-    }
-    if (home_used.compare_exchange_weak(used, start + bytes, std::memory_order_relaxed)) {
-      return reinterpret_cast<void*>(home_base + start);
+    if (start > limit || bytes > limit - start) return nullptr;
+    if (heap_used.compare_exchange_weak(used, start + bytes, std::memory_order_relaxed)) {
+      return reinterpret_cast<void*>(s.partition_base(s.self) + start);
     }
   }
+}
+
+std::uint64_t partition_allocated_bytes() { return heap_used.load(std::memory_order_relaxed); }
+
+stack_span allocate_stack(std::size_t usable) {
+  const address_space& s = ensure_address_space();
+  const std::size_t total = (usable + page - 1) / page * page + page;  // + guard page
+  std::lock_guard<std::mutex> lock(stack_lock);
+  for (free_stack** at = &free_stacks; *at != nullptr; at = &(*at)->next) {
+    if ((*at)->span.top - (*at)->span.guard == total) {
+      stack_span found = (*at)->span;
+      *at = (*at)->next;
+      return found;
+    }
+  }
+  const std::uint64_t area = s.partition_bytes / layout::stack_area_divisor;
+  if (total > area - stack_used) {
+    fatal("the fiber stack area (%llu MiB) is full; raise --partition-gb",
+          static_cast<unsigned long long>(area >> 20));
+  }
+  stack_used += total;
+  stack_span span;
+  span.top = s.partition_base(s.self) + s.partition_bytes - (stack_used - total);
+  span.guard = span.top - total;
+  if (mprotect(reinterpret_cast<void*>(span.guard), page, PROT_NONE) != 0) {
+    fatal("cannot protect a stack guard page: %s", std::strerror(errno));
+  }
+  return span;
+}
+
+void release_stack(const stack_span& span) {
+  auto* node = reinterpret_cast<free_stack*>(span.top - sizeof(free_stack));
+  std::lock_guard<std::mutex> lock(stack_lock);
+  node->span = span;
+  node->next = free_stacks;
+  free_stacks = node;
 }
 
 }  // namespace dstd::rt

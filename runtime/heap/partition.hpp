@@ -1,44 +1,37 @@
-// This node's view of the global address space, and the allocator of its
-// home partition.
+// The two allocators of the home partition:
 //
-// Why here and not in the transport: the layout (where each partition sits)
-// is the same whatever carries the bytes; the transport only decides what
-// backs the home partition so that peers can reach it.
+//   [ heap: partition_allocate, bump upwards ... | stack area: stacks, downwards ]
+//   base                                            top - P/8                 top
 //
-// partition_allocate() is a bump allocator over the home partition. It is
-// what the global allocator (tcmalloc's SysAllocator hook) will draw its
-// spans from; it never frees.
+// partition_allocate() is where the global allocator (tcmalloc, through its
+// SysAllocator hook) gets its spans; it never frees, as tcmalloc keeps and
+// reuses what it got. Stacks for fibers come from the top eighth, so a local
+// variable of a fiber has a global address homed where the fiber was created.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/heap/layout.hpp"
-#include "runtime/transport/transport.hpp"
-
 namespace dstd::rt {
 
-struct global_range {
-  node_id nodes = 1;
-  std::uint64_t partition_bytes = layout::default_partition_bytes;
+// Memory from the heap part of the home partition, aligned to `align` (a
+// power of two), or nullptr when it is exhausted. Thread-safe; no allocation.
+void* partition_allocate(std::size_t bytes, std::size_t align);
 
-  std::uintptr_t base(node_id n) const { return layout::partition_base(n, partition_bytes); }
-  std::uintptr_t end() const { return base(nodes); }
-  bool contains(std::uintptr_t a) const { return a >= layout::global_base && a < end(); }
-  node_id home(std::uintptr_t a) const {
-    return static_cast<node_id>((a - layout::global_base) / partition_bytes);
-  }
+// Bytes handed out by partition_allocate so far.
+std::uint64_t partition_allocated_bytes();
+
+// A fiber stack: [guard, guard + 4096) is an inaccessible guard page;
+// usable stack is [guard + 4096, top).
+struct stack_span {
+  std::uintptr_t guard = 0;
+  std::uintptr_t top = 0;
+  std::size_t usable() const { return top - guard - 4096; }
 };
 
-// Reserves the whole global range (no access, no memory) and has the
-// transport back this node's partition. Called once, at boot.
-void map_address_space(transport& t, node_id self, const global_range& range);
-
-// The range mapped at boot (one node of the default size before boot).
-const global_range& current_global_range();
-
-// Memory from the home partition, aligned to `align` (a power of two), or
-// nullptr when the partition is exhausted. Thread-safe.
-void* partition_allocate(std::size_t bytes, std::size_t align);
+// A stack with at least `usable` bytes (rounded up to pages), or a fatal
+// error when the stack area is full. Thread-safe.
+stack_span allocate_stack(std::size_t usable);
+void release_stack(const stack_span& s);
 
 }  // namespace dstd::rt

@@ -6,6 +6,8 @@
 
 namespace dstd::rt::handler_ids {
 
-inline constexpr handler_id shutdown = 1;  // node 0 -> others: the program is over
+inline constexpr handler_id shutdown = 1;     // node 0 -> others: the program is over
+inline constexpr handler_id remote_free = 2;  // a batch of blocks for their home to free
+inline constexpr handler_id usable_size = 3;  // malloc_usable_size of a block, at its home
 
 }  // namespace dstd::rt::handler_ids

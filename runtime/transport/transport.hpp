@@ -87,9 +87,6 @@ class transport {
   virtual const char* name() const = 0;
 
   // --- lifecycle -----------------------------------------------------------
-  // Back this node's partition with memory its peers can reach, at `at`
-  // (already reserved by the caller).
-  virtual void map_home_partition(void* at, std::uint64_t bytes) = 0;
   // Start the service thread (handlers, replies). Messages that arrive
   // before it starts wait in the backend.
   virtual void start() = 0;

@@ -1,6 +1,8 @@
 // Creation of the shm transport's segments; see shm_segments.hpp.
 #include "runtime/transport/shm/shm_segments.hpp"
 
+#include "runtime/heap/layout.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -29,7 +31,7 @@ bool create_segments(unsigned nodes, std::uint64_t partition_bytes, segment_fds&
   if (control < 0) return false;
   int heap = memfd_create("dstd-heap", 0);
   if (heap < 0 || ftruncate(control, static_cast<off_t>(layout.total_bytes)) != 0 ||
-      ftruncate(heap, static_cast<off_t>(nodes * partition_bytes)) != 0) {
+      ftruncate(heap, static_cast<off_t>(nodes * partition_bytes + layout::static_region_max)) != 0) {
     int saved = errno;
     close(control);
     if (heap >= 0) close(heap);

@@ -5,10 +5,11 @@
 // a node is killed) and no permission checks between processes. A program
 // started without dstdrun creates its own one-node segments the same way.
 //
-//   heap segment     nodes * partition_bytes, sparse. Node i's partition is
-//                    bytes [i*P, (i+1)*P). Node i maps its slice at its global
-//                    address; every node maps the whole segment as a window
-//                    for one-sided operations.
+//   heap segment     nodes * P + layout::static_region_max bytes, sparse.
+//                    Node i's partition is bytes [i*P, (i+1)*P); node i maps
+//                    its slice at its global address. The executable's static
+//                    data, homed at node 0, follows at N*P. Every node maps the
+//                    whole segment as a window for one-sided operations.
 //   control segment  a header, one join slot per node and one message ring per
 //                    ordered pair of nodes (from, to).
 #pragma once

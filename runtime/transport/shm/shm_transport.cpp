@@ -26,6 +26,7 @@
 #include "runtime/common/backoff.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/heap/layout.hpp"
 #include "runtime/transport/shm/shm_ring.hpp"
 
@@ -76,7 +77,7 @@ class shm_transport final : public transport {
             nodes, static_cast<unsigned long long>(partition_bytes));
     }
     window_ = static_cast<std::byte*>(
-        map_or_die(reinterpret_cast<void*>(layout::shm_window_base), nodes * partition_bytes,
+        map_or_die(reinterpret_cast<void*>(layout::shm_window_base), window_bytes(),
                    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
                    fds.heap_fd, 0, "shm window onto the global heap"));
     for (node_id from = 0; from < nodes; ++from) {
@@ -87,7 +88,7 @@ class shm_transport final : public transport {
 
   ~shm_transport() override {
     stop();
-    munmap(window_, nodes() * partition_bytes_);
+    munmap(window_, window_bytes());
     munmap(control_, layout_.total_bytes);
     close(fds_.control_fd);
     close(fds_.heap_fd);
@@ -96,11 +97,6 @@ class shm_transport final : public transport {
   const char* name() const override { return "shm"; }
 
   // --- lifecycle -------------------------------------------------------------
-
-  void map_home_partition(void* at, std::uint64_t bytes) override {
-    map_or_die(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
-               fds_.heap_fd, static_cast<off_t>(self() * partition_bytes_), "home partition");
-  }
 
   void start() override {
     service_ = std::thread([this] { service_loop(); });
@@ -141,12 +137,12 @@ class shm_transport final : public transport {
   // --- one-sided -------------------------------------------------------------
 
   void post_read(void* dst, gaddr src, std::size_t len, completion& c) override {
-    std::memcpy(dst, window(src, len, "read"), len);
+    std::memcpy(dst, window(src, len), len);
     c.finish();
   }
 
   void post_write(gaddr dst, const void* src, std::size_t len, completion& c) override {
-    std::memcpy(window(dst, len, "write"), src, len);
+    std::memcpy(window(dst, len), src, len);
     c.finish();
   }
 
@@ -199,14 +195,15 @@ class shm_transport final : public transport {
     return reinterpret_cast<join_slot*>(control_ + layout_.slots_offset)[n];
   }
 
-  std::byte* window(gaddr a, std::size_t len, const char* op) const {
-    const std::uint64_t span = nodes() * partition_bytes_;
-    if (a < layout::global_base || a - layout::global_base > span ||
-        len > span - (a - layout::global_base)) {
-      fatal("one-sided %s of %zu bytes at %#lx: not inside the global heap", op, len,
-            static_cast<unsigned long>(a));
-    }
-    return window_ + (a - layout::global_base);
+  // Partitions, then the shared static data (see shm_segments.hpp).
+  std::size_t window_bytes() const {
+    return nodes() * partition_bytes_ + layout::static_region_max;
+  }
+
+  std::byte* window(gaddr a, std::size_t len) const {
+    std::uint64_t offset = 0;
+    backing_offset_or_die(a, len, offset);
+    return window_ + offset;
   }
 
   std::uint64_t* atomic_word(gaddr a, const char* op) const {
@@ -214,7 +211,7 @@ class shm_transport final : public transport {
       fatal("%s at %#lx: transport atomics need 8-byte alignment", op,
             static_cast<unsigned long>(a));
     }
-    return reinterpret_cast<std::uint64_t*>(window(a, 8, op));
+    return reinterpret_cast<std::uint64_t*>(window(a, 8));
   }
 
   static std::uint32_t checked_length(std::size_t len) {

@@ -1,0 +1,131 @@
+// See address_space.hpp.
+#include "runtime/heap/address_space.hpp"
+
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "runtime/common/fatal.hpp"
+#include "runtime/control/node_env.hpp"
+#include "runtime/heap/static_region.hpp"
+
+namespace dstd::rt {
+
+namespace {
+
+address_space space;
+shm::segment_fds backing_fds;
+std::atomic<bool> mapped{false};
+std::mutex map_lock;  // constant-initialized: usable before any constructor
+
+void reserve_global_range(const address_space& s) {
+  const std::size_t span = s.partitions_end() - layout::global_base;
+  void* at = reinterpret_cast<void*>(layout::global_base);
+  void* p = mmap(at, span, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p != at) {
+    fatal("cannot reserve the global address range %p-%#lx: %s", at,
+          static_cast<unsigned long>(s.partitions_end()),
+          p == MAP_FAILED ? std::strerror(errno) : "the range is already in use");
+  }
+}
+
+// Every backend makes the home partition reachable by peers; for shm that is
+// node i's slice of the heap memfd, mapped shared.
+void map_home_partition(const address_space& s, const node_env& env) {
+  if (!env.uses_shm()) {
+    fatal("transport '%s' is not implemented; use --transport shm", env.transport);
+  }
+  backing_fds = env.shm_fds;
+  if (!env.launched && !shm::create_segments(1, env.partition_bytes, backing_fds)) {
+    fatal("cannot create the one-node shared segments: %s", std::strerror(errno));
+  }
+  void* at = reinterpret_cast<void*>(s.partition_base(s.self));
+  void* p = mmap(at, s.partition_bytes, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED | MAP_NORESERVE, backing_fds.heap_fd,
+                 static_cast<off_t>(s.self * s.partition_bytes));
+  if (p != at) fatal("cannot map the home partition at %p: %s", at, std::strerror(errno));
+}
+
+}  // namespace
+
+bool address_space::backing_offset(std::uintptr_t a, std::size_t len,
+                                   std::uint64_t& offset) const {
+  if (in_partitions(a) && len <= partitions_end() - a) {
+    offset = a - layout::global_base;
+    return true;
+  }
+  if (in_static_region(a) && len <= static_end - a) {
+    offset = nodes * partition_bytes + (a - static_begin);
+    return true;
+  }
+  return false;
+}
+
+const address_space& ensure_address_space() {
+  if (mapped.load(std::memory_order_acquire)) return space;
+  std::lock_guard<std::mutex> lock(map_lock);
+  if (mapped.load(std::memory_order_relaxed)) return space;
+  const node_env& env = current_node_env();
+  set_log_node(env.self, env.nodes);
+  address_space s;
+  s.self = env.self;
+  s.nodes = env.nodes;
+  s.partition_bytes = env.partition_bytes;
+  reserve_global_range(s);
+  map_home_partition(s, env);
+  space = s;
+  mapped.store(true, std::memory_order_release);
+  return space;
+}
+
+void backing_offset_or_die(std::uintptr_t a, std::size_t len, std::uint64_t& offset) {
+  if (!ensure_address_space().backing_offset(a, len, offset)) {
+    fatal("%zu bytes at %#lx are not inside the global heap or the shared static data", len,
+          static_cast<unsigned long>(a));
+  }
+}
+
+void privatize_global_memory() {
+  if (!mapped.load(std::memory_order_acquire)) return;
+  auto remap = [](std::uintptr_t at, std::size_t len, std::uint64_t offset) {
+    void* p = reinterpret_cast<void*>(at);
+    if (mmap(p, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE,
+             backing_fds.heap_fd, static_cast<off_t>(offset)) != p) {
+      fatal("forked child: cannot make its memory private: %s", std::strerror(errno));
+    }
+  };
+  remap(space.partition_base(space.self), space.partition_bytes,
+        space.self * space.partition_bytes);
+  if (space.self == 0 && space.static_end > space.static_begin) {
+    remap(space.static_begin, space.static_end - space.static_begin,
+          space.nodes * space.partition_bytes);
+  }
+}
+
+shm::segment_fds home_backing_fds() {
+  ensure_address_space();
+  return backing_fds;
+}
+
+void share_static_region() {
+  ensure_address_space();
+  std::uintptr_t begin = 0, end = 0;
+  find_static_region(begin, end);
+  if (end - begin > layout::static_region_max) {
+    fatal("the program's static data (%lu bytes) exceeds the %llu bytes dstd can share",
+          static_cast<unsigned long>(end - begin),
+          static_cast<unsigned long long>(layout::static_region_max));
+  }
+  space.static_begin = begin;
+  space.static_end = end;
+  if (space.self != 0 || begin == end) return;
+  std::uint64_t offset = 0;
+  backing_offset_or_die(begin, end - begin, offset);
+  move_static_region_to(backing_fds.heap_fd, offset, begin, end);
+}
+
+}  // namespace dstd::rt

@@ -1,0 +1,67 @@
+// This node's view of the global address space: where each global byte
+// lives, which node is its home, and the mapping of the home partition.
+//
+// Why it is set up inside the first malloc: the global allocator draws from
+// the home partition, and the first allocation of the process happens before
+// any constructor of ours runs. So ensure_address_space() runs from the
+// allocator's first request; it must not allocate and must not need the
+// transport (it only maps memory the transport will later share).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/heap/layout.hpp"
+#include "runtime/transport/shm/shm_segments.hpp"
+#include "runtime/transport/transport.hpp"
+
+namespace dstd::rt {
+
+struct address_space {
+  node_id self = 0;
+  node_id nodes = 1;
+  std::uint64_t partition_bytes = layout::default_partition_bytes;
+  // The executable's writable static data; homed at node 0.
+  std::uintptr_t static_begin = 0;
+  std::uintptr_t static_end = 0;
+
+  std::uintptr_t partition_base(node_id n) const {
+    return layout::partition_base(n, partition_bytes);
+  }
+  std::uintptr_t partitions_end() const { return partition_base(nodes); }
+  bool in_partitions(std::uintptr_t a) const {
+    return a >= layout::global_base && a < partitions_end();
+  }
+  bool in_static_region(std::uintptr_t a) const { return a >= static_begin && a < static_end; }
+  bool is_global(std::uintptr_t a) const { return in_partitions(a) || in_static_region(a); }
+  // Home of a global address (callers check is_global first).
+  node_id home(std::uintptr_t a) const {
+    return in_partitions(a) ? static_cast<node_id>((a - layout::global_base) / partition_bytes)
+                            : 0;
+  }
+  // Where [a, a+len) lies in the backing of all global memory (shm: the heap
+  // memfd). False when the range is not entirely inside one global region.
+  bool backing_offset(std::uintptr_t a, std::size_t len, std::uint64_t& offset) const;
+};
+
+// backing_offset, or a fatal error naming the address.
+void backing_offset_or_die(std::uintptr_t a, std::size_t len, std::uint64_t& offset);
+
+// Maps the address space if that has not happened yet (thread-safe, no
+// allocation) and returns it.
+const address_space& ensure_address_space();
+
+// The shm segments the home partition is backed by (inherited from dstdrun,
+// or created here for a one-node run); the shm transport takes them over.
+shm::segment_fds home_backing_fds();
+
+// At boot, on every node: records where the executable's static data is;
+// node 0 also moves it onto shared backing so that peers can reach it.
+void share_static_region();
+
+// In a forked child: the home partition (and node 0's static data) become
+// a private copy-on-write mapping of the shared backing, so the child's
+// writes never reach the parent's memory.
+void privatize_global_memory();
+
+}  // namespace dstd::rt

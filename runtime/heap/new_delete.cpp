@@ -1,0 +1,50 @@
+// Every replaceable operator new and delete of the process, forwarded to
+// tcmalloc like the C functions in malloc_shim.cpp (same reason, same
+// routing of blocks homed on other nodes). tcmalloc's new throws
+// std::bad_alloc and honours std::set_new_handler.
+#include <gperftools/tcmalloc.h>
+
+#include <cstddef>
+#include <new>
+
+#include "runtime/heap/remote_free.hpp"
+
+#define DSTD_EXPORT [[gnu::visibility("default")]]
+
+namespace {
+
+// Deletes route remote blocks home; otherwise the given tcmalloc call runs.
+template <class LocalDelete>
+inline void release(void* p, LocalDelete local) noexcept {
+  if (dstd::rt::is_remote_block(p)) {
+    dstd::rt::queue_remote_free(p);
+  } else {
+    local();
+  }
+}
+
+}  // namespace
+
+// clang-format off
+DSTD_EXPORT void* operator new(std::size_t n) { return tc_new(n); }
+DSTD_EXPORT void* operator new[](std::size_t n) { return tc_newarray(n); }
+DSTD_EXPORT void* operator new(std::size_t n, const std::nothrow_t& t) noexcept { return tc_new_nothrow(n, t); }
+DSTD_EXPORT void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return tc_newarray_nothrow(n, t); }
+DSTD_EXPORT void* operator new(std::size_t n, std::align_val_t a) { return tc_new_aligned(n, a); }
+DSTD_EXPORT void* operator new[](std::size_t n, std::align_val_t a) { return tc_newarray_aligned(n, a); }
+DSTD_EXPORT void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept { return tc_new_aligned_nothrow(n, a, t); }
+DSTD_EXPORT void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept { return tc_newarray_aligned_nothrow(n, a, t); }
+
+DSTD_EXPORT void operator delete(void* p) noexcept { release(p, [=] { tc_delete(p); }); }
+DSTD_EXPORT void operator delete[](void* p) noexcept { release(p, [=] { tc_deletearray(p); }); }
+DSTD_EXPORT void operator delete(void* p, std::size_t n) noexcept { release(p, [=] { tc_delete_sized(p, n); }); }
+DSTD_EXPORT void operator delete[](void* p, std::size_t n) noexcept { release(p, [=] { tc_deletearray_sized(p, n); }); }
+DSTD_EXPORT void operator delete(void* p, const std::nothrow_t& t) noexcept { release(p, [=, &t] { tc_delete_nothrow(p, t); }); }
+DSTD_EXPORT void operator delete[](void* p, const std::nothrow_t& t) noexcept { release(p, [=, &t] { tc_deletearray_nothrow(p, t); }); }
+DSTD_EXPORT void operator delete(void* p, std::align_val_t a) noexcept { release(p, [=] { tc_delete_aligned(p, a); }); }
+DSTD_EXPORT void operator delete[](void* p, std::align_val_t a) noexcept { release(p, [=] { tc_deletearray_aligned(p, a); }); }
+DSTD_EXPORT void operator delete(void* p, std::size_t n, std::align_val_t a) noexcept { release(p, [=] { tc_delete_sized_aligned(p, n, a); }); }
+DSTD_EXPORT void operator delete[](void* p, std::size_t n, std::align_val_t a) noexcept { release(p, [=] { tc_deletearray_sized_aligned(p, n, a); }); }
+DSTD_EXPORT void operator delete(void* p, std::align_val_t a, const std::nothrow_t& t) noexcept { release(p, [=, &t] { tc_delete_aligned_nothrow(p, a, t); }); }
+DSTD_EXPORT void operator delete[](void* p, std::align_val_t a, const std::nothrow_t& t) noexcept { release(p, [=, &t] { tc_deletearray_aligned_nothrow(p, a, t); }); }
+// clang-format on

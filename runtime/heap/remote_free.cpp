@@ -1,0 +1,124 @@
+// See remote_free.hpp.
+#include "runtime/heap/remote_free.hpp"
+
+#include <gperftools/tcmalloc.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include "runtime/common/fatal.hpp"
+#include "runtime/heap/address_space.hpp"
+#include "runtime/transport/handler_ids.hpp"
+
+namespace dstd::rt {
+
+namespace {
+
+constexpr std::size_t batch_capacity = 512;  // 4 KiB of pointers per message
+
+// One queue per home node, in static storage: free() must not allocate.
+struct alignas(64) batch {
+  std::mutex lock;
+  std::size_t count = 0;
+  void* blocks[batch_capacity];
+};
+batch batches[layout::max_nodes];
+
+std::atomic<bool> dropping{false};
+std::atomic<std::uint64_t> sent{0};
+std::atomic<std::uint64_t> received{0};
+
+// Bounds for is_remote_block, set by enable_remote_frees() at boot before
+// any other thread runs; zero until then, which makes every block local.
+std::uintptr_t partitions_span = 0;
+std::uintptr_t own_base = 0;
+std::uint64_t own_bytes = 0;
+
+void send_batch(node_id home, void* const* blocks, std::size_t count) {
+  transport* t = current_transport();
+  if (t == nullptr) fatal("memory homed at node %u was freed before the run started", home);
+  t->post_send(home, handler_ids::remote_free, blocks, count * sizeof(void*));
+}
+
+void flush_one(node_id home) {
+  void* out[batch_capacity];
+  std::size_t n = 0;
+  {
+    std::lock_guard<std::mutex> lock(batches[home].lock);
+    n = batches[home].count;
+    std::memcpy(out, batches[home].blocks, n * sizeof(void*));
+    batches[home].count = 0;
+  }
+  if (n) send_batch(home, out, n);
+}
+
+void on_remote_free(message& m) {
+  const std::size_t n = m.payload().size() / sizeof(void*);
+  void* blocks[batch_capacity];
+  std::memcpy(blocks, m.payload().data(), n * sizeof(void*));
+  for (std::size_t i = 0; i < n; ++i) tc_free(blocks[i]);
+  received.fetch_add(n, std::memory_order_relaxed);
+}
+const handler_registration remote_free_registration{handler_ids::remote_free, &on_remote_free};
+
+void on_usable_size(message& m) {
+  void* p = nullptr;
+  std::memcpy(&p, m.payload().data(), sizeof p);
+  const std::size_t size = tc_malloc_size(p);
+  m.reply(&size, sizeof size);
+}
+const handler_registration usable_size_registration{handler_ids::usable_size, &on_usable_size};
+
+}  // namespace
+
+void enable_remote_frees() noexcept {
+  const address_space& s = ensure_address_space();
+  own_base = s.partition_base(s.self);
+  own_bytes = s.partition_bytes;
+  partitions_span = s.partitions_end() - layout::global_base;
+}
+
+bool is_remote_block(const void* p) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  return a - layout::global_base < partitions_span && a - own_base >= own_bytes;
+}
+
+void drop_remote_frees() noexcept { dropping.store(true, std::memory_order_relaxed); }
+
+void queue_remote_free(void* p) noexcept {
+  if (dropping.load(std::memory_order_relaxed)) return;
+  const node_id home = ensure_address_space().home(reinterpret_cast<std::uintptr_t>(p));
+  sent.fetch_add(1, std::memory_order_relaxed);
+  batch& b = batches[home];
+  std::unique_lock<std::mutex> lock(b.lock);
+  b.blocks[b.count++] = p;
+  if (b.count < batch_capacity) return;
+  void* out[batch_capacity];
+  std::memcpy(out, b.blocks, sizeof out);
+  b.count = 0;
+  lock.unlock();
+  send_batch(home, out, batch_capacity);
+}
+
+void flush_remote_frees() noexcept {
+  const address_space& s = ensure_address_space();
+  for (node_id n = 0; n < s.nodes; ++n) {
+    if (n != s.self) flush_one(n);
+  }
+}
+
+std::size_t remote_usable_size(void* p) {
+  transport* t = current_transport();
+  const node_id home = ensure_address_space().home(reinterpret_cast<std::uintptr_t>(p));
+  std::vector<std::byte> reply = t->call(home, handler_ids::usable_size, &p, sizeof p);
+  std::size_t size = 0;
+  std::memcpy(&size, reply.data(), sizeof size);
+  return size;
+}
+
+remote_free_counts remote_free_stats() noexcept {
+  return {sent.load(std::memory_order_relaxed), received.load(std::memory_order_relaxed)};
+}
+
+}  // namespace dstd::rt

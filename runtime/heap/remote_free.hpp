@@ -1,0 +1,40 @@
+// Freeing memory homed on another node.
+//
+// Why: tcmalloc's bookkeeping for a block lives on the block's home node, so
+// only the home may free it. A free of a remote block is queued for its home
+// and sent in batches (one message per home per batch); the home frees each
+// block with tcmalloc. The queue is flushed when a batch is full and by
+// flush_remote_frees(), which release points call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace dstd::rt {
+
+// Called at boot once the transport exists: from then on, frees of other
+// nodes' blocks are routed to their homes.
+void enable_remote_frees() noexcept;
+
+// In a forked child, which has left the run: frees of remote blocks are
+// dropped (the blocks belong to the parent's peers).
+void drop_remote_frees() noexcept;
+
+// True when p points into another node's partition (a block only its home
+// may free). Cheap: two subtractions and compares.
+bool is_remote_block(const void* p) noexcept;
+
+void queue_remote_free(void* p) noexcept;
+void flush_remote_frees() noexcept;
+
+// Asks the home of a remote block for its usable size (a message round
+// trip; not from a message handler).
+std::size_t remote_usable_size(void* p);
+
+struct remote_free_counts {
+  std::uint64_t sent;      // remote blocks this node queued for their homes
+  std::uint64_t received;  // blocks other nodes sent here to be freed
+};
+remote_free_counts remote_free_stats() noexcept;
+
+}  // namespace dstd::rt
