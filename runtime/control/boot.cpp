@@ -2,7 +2,6 @@
 #include "runtime/control/boot.hpp"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <sys/personality.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/control/fork_guard.hpp"
 #include "runtime/control/identity.hpp"
 #include "runtime/control/node_env.hpp"
 #include "runtime/heap/address_space.hpp"
@@ -53,13 +53,11 @@ std::unique_ptr<transport> make_node_transport(const node_env& env) {
   return shm::make_transport(env.self, env.nodes, env.partition_bytes, home_backing_fds());
 }
 
-// A forked child (gtest death tests, a fork without exec) must not write
-// into memory its parent shares with other nodes, nor talk on the parent's
-// rings: its global memory becomes a private copy and it leaves the run.
+// A forked child has a private copy of global memory (fork_guard.hpp); it
+// also leaves the run: no transport, frees of remote blocks dropped.
 void on_fork_child() {
   node_transport = nullptr;
   node_booted = false;
-  privatize_global_memory();
   drop_remote_frees();
 }
 
@@ -75,7 +73,7 @@ void boot() {
   auto records = node_transport->rendezvous(describe_this_node(env.self), env.join_timeout_ms);
   check_same_program(records, env.self);
   enable_remote_frees();
-  pthread_atfork(nullptr, nullptr, on_fork_child);
+  set_fork_child_hook(on_fork_child);
   node_booted = true;
   tell_launcher(launch::status_joined);
   // Only now may handlers run: a node that failed in a handler before

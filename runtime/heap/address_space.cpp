@@ -89,20 +89,44 @@ void backing_offset_or_die(std::uintptr_t a, std::size_t len, std::uint64_t& off
   }
 }
 
-void privatize_global_memory() {
+namespace {
+
+// Replaces [at, at+len) with a private copy of its current bytes.
+void replace_with_private_copy(std::uintptr_t at, std::size_t len) {
+  if (len == 0) return;
+  void* copy = mmap(nullptr, len, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (copy == MAP_FAILED) fatal("forked child: no memory to copy its heap: %s", std::strerror(errno));
+  // Stack guard pages are inaccessible; this changes only the child's view.
+  mprotect(reinterpret_cast<void*>(at), len, PROT_READ);
+  std::memcpy(copy, reinterpret_cast<void*>(at), len);
+  if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(at)) ==
+      MAP_FAILED) {
+    fatal("forked child: cannot move its heap copy in place: %s", std::strerror(errno));
+  }
+}
+
+// Replaces [at, at+len) with fresh private zero pages.
+void replace_with_private_zeros(std::uintptr_t at, std::size_t len) {
+  if (len == 0) return;
+  void* p = reinterpret_cast<void*>(at);
+  if (mmap(p, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+           -1, 0) != p) {
+    fatal("forked child: cannot map private memory: %s", std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+void privatize_global_memory(std::uint64_t heap_used, std::uint64_t stacks_used) {
   if (!mapped.load(std::memory_order_acquire)) return;
-  auto remap = [](std::uintptr_t at, std::size_t len, std::uint64_t offset) {
-    void* p = reinterpret_cast<void*>(at);
-    if (mmap(p, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE,
-             backing_fds.heap_fd, static_cast<off_t>(offset)) != p) {
-      fatal("forked child: cannot make its memory private: %s", std::strerror(errno));
-    }
-  };
-  remap(space.partition_base(space.self), space.partition_bytes,
-        space.self * space.partition_bytes);
-  if (space.self == 0 && space.static_end > space.static_begin) {
-    remap(space.static_begin, space.static_end - space.static_begin,
-          space.nodes * space.partition_bytes);
+  const std::uintptr_t base = space.partition_base(space.self);
+  const std::uintptr_t top = base + space.partition_bytes;
+  replace_with_private_copy(base, heap_used);
+  replace_with_private_zeros(base + heap_used, space.partition_bytes - heap_used - stacks_used);
+  replace_with_private_copy(top - stacks_used, stacks_used);
+  if (space.self == 0) {
+    replace_with_private_copy(space.static_begin, space.static_end - space.static_begin);
   }
 }
 

@@ -59,9 +59,11 @@ shm::segment_fds home_backing_fds();
 // node 0 also moves it onto shared backing so that peers can reach it.
 void share_static_region();
 
-// In a forked child: the home partition (and node 0's static data) become
-// a private copy-on-write mapping of the shared backing, so the child's
-// writes never reach the parent's memory.
-void privatize_global_memory();
+// In a forked child: the home partition (and node 0's static data) are
+// replaced by private memory holding a copy of their current bytes, so the
+// child's writes never reach the parent, nor the parent's the child. Only
+// the parts in use are copied: the heap's first `heap_used` bytes and the
+// stack area's top `stacks_used` bytes.
+void privatize_global_memory(std::uint64_t heap_used, std::uint64_t stacks_used);
 
 }  // namespace dstd::rt

@@ -51,6 +51,11 @@ void* partition_allocate(std::size_t bytes, std::size_t align) {
 
 std::uint64_t partition_allocated_bytes() { return heap_used.load(std::memory_order_relaxed); }
 
+std::uint64_t stack_area_used_bytes() {
+  std::lock_guard<std::mutex> lock(stack_lock);
+  return stack_used;
+}
+
 stack_span allocate_stack(std::size_t usable) {
   const address_space& s = ensure_address_space();
   const std::size_t total = (usable + page - 1) / page * page + page;  // + guard page

@@ -21,6 +21,9 @@ void* partition_allocate(std::size_t bytes, std::size_t align);
 // Bytes handed out by partition_allocate so far.
 std::uint64_t partition_allocated_bytes();
 
+// Bytes of the stack area carved out so far (in use or on the free list).
+std::uint64_t stack_area_used_bytes();
+
 // A fiber stack: [guard, guard + 4096) is an inaccessible guard page;
 // usable stack is [guard + 4096, top).
 struct stack_span {
