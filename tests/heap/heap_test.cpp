@@ -130,6 +130,26 @@ TEST(GlobalAllocator, EveryFormLandsInTheHomePartitionOnEveryNode) {
   }
 }
 
+// tcmalloc's whole heap (spans it took from the system) must have come from
+// the partition: proof that the SysAllocator was installed before the very
+// first allocation of the process.
+struct heap_sizes {
+  std::uint64_t heap;
+  std::uint64_t from_partition;
+};
+std::string heap_sizes_here(const std::string&) {
+  const auto st = dstd::rt::current_heap_stats();
+  return bytes_of(heap_sizes{st.heap_bytes, st.partition_used});
+}
+
+TEST(GlobalAllocator, AllOfTcmallocsHeapCameFromThePartition) {
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    const auto sizes = value_of<heap_sizes>(run_on(n, heap_sizes_here));
+    EXPECT_GT(sizes.heap, 0u) << "node " << n;
+    EXPECT_LE(sizes.heap, sizes.from_partition) << "node " << n;
+  }
+}
+
 TEST(GlobalAllocator, ThreadsAllocateInThePartitionToo) {
   std::string problems;
   std::thread t([&] { problems = check_every_allocation_form({}); });
