@@ -15,6 +15,7 @@
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/coherence/coherence.hpp"
 #include "runtime/control/fork_guard.hpp"
 #include "runtime/control/identity.hpp"
 #include "runtime/control/node_env.hpp"
@@ -73,6 +74,7 @@ void boot() {
   auto records = node_transport->rendezvous(describe_this_node(env.self), env.join_timeout_ms);
   check_same_program(records, env.self);
   enable_remote_frees();
+  coherence::init();
   set_fork_child_hook(on_fork_child);
   node_booted = true;
   tell_launcher(launch::status_joined);

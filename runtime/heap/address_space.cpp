@@ -2,6 +2,7 @@
 #include "runtime/heap/address_space.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -21,16 +22,28 @@ shm::segment_fds backing_fds;
 std::atomic<bool> mapped{false};
 std::mutex map_lock;  // constant-initialized: usable before any constructor
 
-void reserve_global_range(const address_space& s) {
-  const std::size_t span = s.partitions_end() - layout::global_base;
-  void* at = reinterpret_cast<void*>(layout::global_base);
-  void* p = mmap(at, span, PROT_NONE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-  if (p != at) {
-    fatal("cannot reserve the global address range %p-%#lx: %s", at,
-          static_cast<unsigned long>(s.partitions_end()),
+int cache_fd = -1;
+
+void map_fixed_new(std::uintptr_t at, std::size_t len, int prot, int fd, const char* what) {
+  void* want = reinterpret_cast<void*>(at);
+  void* p = mmap(want, len, prot, MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
+  if (p != want) {
+    fatal("cannot map the %s at %p-%#lx: %s", what, want, static_cast<unsigned long>(at + len),
           p == MAP_FAILED ? std::strerror(errno) : "the range is already in use");
   }
+}
+
+// The whole global range becomes inaccessible cache frames (the home
+// partition is mapped over its part next), plus their read-write alias.
+void map_cache_frames(const address_space& s) {
+  cache_fd = memfd_create("dstd-cache-frames", MFD_CLOEXEC);
+  if (cache_fd < 0 || ftruncate(cache_fd, static_cast<off_t>(s.backing_bytes())) != 0) {
+    fatal("cannot create the cache frame memory: %s", std::strerror(errno));
+  }
+  map_fixed_new(layout::global_base, s.partitions_end() - layout::global_base, PROT_NONE, cache_fd,
+                "global address range");
+  map_fixed_new(layout::cache_alias_base, s.backing_bytes(), PROT_READ | PROT_WRITE, cache_fd,
+                "cache frame alias");
 }
 
 // Every backend makes the home partition reachable by peers; for shm that is
@@ -75,7 +88,7 @@ const address_space& ensure_address_space() {
   s.self = env.self;
   s.nodes = env.nodes;
   s.partition_bytes = env.partition_bytes;
-  reserve_global_range(s);
+  map_cache_frames(s);
   map_home_partition(s, env);
   space = s;
   mapped.store(true, std::memory_order_release);
@@ -116,18 +129,35 @@ void replace_with_private_zeros(std::uintptr_t at, std::size_t len) {
   }
 }
 
+void replace_with_inaccessible(std::uintptr_t at, std::size_t len) {
+  void* p = reinterpret_cast<void*>(at);
+  if (mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) !=
+      p) {
+    fatal("forked child: cannot drop its cache frames: %s", std::strerror(errno));
+  }
+}
+
 }  // namespace
 
 void privatize_global_memory(std::uint64_t heap_used, std::uint64_t stacks_used) {
   if (!mapped.load(std::memory_order_acquire)) return;
   const std::uintptr_t base = space.partition_base(space.self);
   const std::uintptr_t top = base + space.partition_bytes;
+  for (node_id n = 0; n < space.nodes; ++n) {
+    if (n != space.self) replace_with_inaccessible(space.partition_base(n), space.partition_bytes);
+  }
+  replace_with_inaccessible(layout::cache_alias_base, space.backing_bytes());
   replace_with_private_copy(base, heap_used);
   replace_with_private_zeros(base + heap_used, space.partition_bytes - heap_used - stacks_used);
   replace_with_private_copy(top - stacks_used, stacks_used);
   if (space.self == 0) {
     replace_with_private_copy(space.static_begin, space.static_end - space.static_begin);
   }
+}
+
+int cache_frames_fd() {
+  ensure_address_space();
+  return cache_fd;
 }
 
 shm::segment_fds home_backing_fds() {

@@ -42,6 +42,12 @@ struct address_space {
   // Where [a, a+len) lies in the backing of all global memory (shm: the heap
   // memfd). False when the range is not entirely inside one global region.
   bool backing_offset(std::uintptr_t a, std::size_t len, std::uint64_t& offset) const;
+  // Bytes of global memory: all partitions, then room for the static data.
+  std::uint64_t backing_bytes() const { return nodes * partition_bytes + layout::static_region_max; }
+  // The always-writable alias of the cache frame at this backing offset.
+  static std::byte* cache_alias(std::uint64_t offset) {
+    return reinterpret_cast<std::byte*>(layout::cache_alias_base + offset);
+  }
 };
 
 // backing_offset, or a fatal error naming the address.
@@ -59,11 +65,15 @@ shm::segment_fds home_backing_fds();
 // node 0 also moves it onto shared backing so that peers can reach it.
 void share_static_region();
 
+// The node-private memfd behind this node's cache frames.
+int cache_frames_fd();
+
 // In a forked child: the home partition (and node 0's static data) are
 // replaced by private memory holding a copy of their current bytes, so the
 // child's writes never reach the parent, nor the parent's the child. Only
 // the parts in use are copied: the heap's first `heap_used` bytes and the
-// stack area's top `stacks_used` bytes.
+// stack area's top `stacks_used` bytes. Cache frames of other nodes' memory
+// (shared with the parent) become inaccessible: the child has left the run.
 void privatize_global_memory(std::uint64_t heap_used, std::uint64_t stacks_used);
 
 }  // namespace dstd::rt

@@ -29,6 +29,14 @@ inline constexpr std::uint64_t static_region_max = 4ull << 30;
 // a stack address is a global address homed where the fiber was created.
 inline constexpr std::uint64_t stack_area_divisor = 8;
 
+// Cache frames: this node's copies of other nodes' pages. They are backed by
+// a node-private memfd mapped twice: at the pages' global addresses (access
+// controlled page by page) and here, always read-write, so the runtime can
+// fill and diff a page while the application cannot touch it.
+inline constexpr std::uintptr_t cache_alias_base = 0x300000000000ull;  // 48 TiB
+
+inline constexpr std::uint64_t page_bytes = 4096;
+
 inline constexpr unsigned max_nodes = 64;
 inline constexpr std::uint64_t gib = 1ull << 30;
 inline constexpr std::uint64_t default_partition_bytes = 64 * gib;

@@ -9,5 +9,6 @@ namespace dstd::rt::handler_ids {
 inline constexpr handler_id shutdown = 1;     // node 0 -> others: the program is over
 inline constexpr handler_id remote_free = 2;  // a batch of blocks for their home to free
 inline constexpr handler_id usable_size = 3;  // malloc_usable_size of a block, at its home
+inline constexpr handler_id apply_diffs = 4;  // coherence: a release's page diffs for their home
 
 }  // namespace dstd::rt::handler_ids

@@ -1,0 +1,267 @@
+// See coherence.hpp.
+//
+// Concurrency on one node: each page has a lock (page_directory); the fault
+// handler holds it while fetching or twinning. release() write-protects a
+// page before diffing it, so a write racing the flush faults, waits for the
+// page lock and then twins the page again: no write is lost. Releases and
+// acquires of one node are serialized by sync_mutex, so that neither a
+// release returns while another thread's flush of the same pages is still
+// in flight, nor an acquire invalidates a page whose diff has not reached
+// its home. A page found dirty during an acquire (written after that
+// acquire's own flush) is refreshed, not dropped: the home's copy with the
+// local changes on top.
+#include "runtime/coherence/coherence.hpp"
+
+#include <sys/mman.h>
+#include <time.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "runtime/coherence/diff.hpp"
+#include "runtime/coherence/page_directory.hpp"
+#include "runtime/coherence/twin_pool.hpp"
+#include "runtime/common/fatal.hpp"
+#include "runtime/heap/address_space.hpp"
+#include "runtime/transport/handler_ids.hpp"
+
+namespace dstd::rt::coherence {
+
+void install_fault_handler();  // fault_signal.cpp
+
+namespace {
+
+constexpr std::uint64_t page = layout::page_bytes;
+constexpr std::uint32_t twin_capacity = 1u << 20;  // 4 GiB of dirty pages
+constexpr std::uint64_t take_chunk = 4096;
+
+struct atomic_counters {
+  std::atomic<std::uint64_t> read_faults{0}, write_faults{0}, pages_fetched{0}, bytes_fetched{0},
+      diff_bytes_sent{0}, pages_invalidated{0}, fault_ns{0}, releases{0}, acquires{0};
+};
+
+page_directory directory;
+twin_pool twins;
+atomic_counters stats;
+std::atomic<bool> enabled{false};
+std::mutex sync_mutex;
+const address_space* space = nullptr;
+
+std::uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
+}
+
+void protect(std::uintptr_t a, int prot) {
+  if (mprotect(reinterpret_cast<void*>(a), page, prot) != 0) {
+    fatal("cannot change the protection of the cache frame at %#lx: %s",
+          static_cast<unsigned long>(a), std::strerror(errno));
+  }
+}
+
+std::uintptr_t page_address(std::uint64_t index) {
+  const std::uint64_t offset = index * page;
+  const std::uint64_t partitions = std::uint64_t(space->nodes) * space->partition_bytes;
+  return offset < partitions ? layout::global_base + offset
+                             : space->static_begin + (offset - partitions);
+}
+
+unsigned char* alias_of(std::uint64_t index) {
+  return reinterpret_cast<unsigned char*>(address_space::cache_alias(index * page));
+}
+
+void fetch(std::uint64_t index, std::uintptr_t a) {
+  current_transport()->read(alias_of(index), a, page);
+  stats.pages_fetched.fetch_add(1, std::memory_order_relaxed);
+  stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
+}
+
+// Diffs go home in batches, one message per home per batch.
+class diff_sender {
+ public:
+  explicit diff_sender(node_id nodes) : batches_(nodes) {}
+
+  void add(node_id home, std::uint64_t index, std::uintptr_t a, const unsigned char* twin) {
+    std::vector<std::byte>& batch = batches_[home];
+    stats.diff_bytes_sent.fetch_add(append_diff(batch, a, alias_of(index), twin),
+                                    std::memory_order_relaxed);
+    if (batch.size() + max_page_diff_bytes > transport::max_payload) send(home);
+  }
+
+  // Sends what is left and waits until every home has applied its diffs.
+  void finish() {
+    for (node_id n = 0; n < batches_.size(); ++n) {
+      if (!batches_[n].empty()) send(n);
+    }
+    acks_.wait();
+  }
+
+ private:
+  void send(node_id home) {
+    acks_.expect();
+    current_transport()->post_call(home, handler_ids::apply_diffs, batches_[home].data(),
+                                   batches_[home].size(), replies_.emplace_back(), acks_);
+    batches_[home].clear();
+  }
+
+  std::vector<std::vector<std::byte>> batches_;
+  std::deque<std::vector<std::byte>> replies_;
+  completion acks_;
+};
+
+// Caller holds sync_mutex.
+void flush_dirty_pages() {
+  diff_sender sender(space->nodes);
+  std::vector<std::uint64_t> pages(take_chunk);
+  bool any = false;
+  while (std::uint64_t n = directory.dirty.take_all(pages.data(), take_chunk)) {
+    any = true;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t index = pages[i];
+      const page_state st = directory.lock(index);
+      if (st != page_state::dirty) {
+        directory.unlock(index, st);
+        continue;
+      }
+      const std::uintptr_t a = page_address(index);
+      protect(a, PROT_READ);  // from here a racing write faults and waits
+      const std::uint32_t slot = directory.twin(index);
+      sender.add(space->home(a), index, a, twins.bytes(slot));
+      twins.give_back(slot);
+      directory.set_twin(index, 0);
+      directory.unlock(index, page_state::read_only);
+    }
+  }
+  sender.finish();
+  if (any) stats.releases.fetch_add(1, std::memory_order_relaxed);
+}
+
+// A page dirtied after this acquire's flush: keep the local changes, bring
+// in the home's bytes around them, and make the home's copy the new twin.
+// Caller holds the page lock.
+void refresh_dirty_page(std::uint64_t index) {
+  const std::uintptr_t a = page_address(index);
+  protect(a, PROT_READ);
+  const std::uint32_t old_slot = directory.twin(index);
+  const std::uint32_t new_slot = twins.take();
+  unsigned char* fresh = twins.bytes(new_slot);
+  current_transport()->read(fresh, a, page);
+  const unsigned char* old_twin = twins.bytes(old_slot);
+  unsigned char* now = alias_of(index);
+  for (std::uint64_t i = 0; i < page; ++i) {
+    if (now[i] == old_twin[i]) now[i] = fresh[i];
+  }
+  twins.give_back(old_slot);
+  directory.set_twin(index, new_slot);
+  protect(a, PROT_READ | PROT_WRITE);
+}
+
+// Caller holds sync_mutex.
+void invalidate_cached_pages() {
+  std::vector<std::uint64_t> pages(take_chunk);
+  std::vector<std::uint64_t> still_cached;
+  std::uint64_t dropped = 0;
+  while (std::uint64_t n = directory.cached.take_all(pages.data(), take_chunk)) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t index = pages[i];
+      const page_state st = directory.lock(index);
+      if (st == page_state::read_only) {
+        protect(page_address(index), PROT_NONE);
+        directory.unlock(index, page_state::invalid);
+        ++dropped;
+      } else if (st == page_state::dirty) {
+        refresh_dirty_page(index);
+        directory.unlock(index, st);
+        still_cached.push_back(index);
+      } else {
+        directory.unlock(index, st);
+      }
+    }
+  }
+  for (std::uint64_t index : still_cached) directory.cached.push(index);
+  stats.pages_invalidated.fetch_add(dropped, std::memory_order_relaxed);
+  if (dropped) stats.acquires.fetch_add(1, std::memory_order_relaxed);
+}
+
+void refuse_on_service_thread(const char* what) {
+  if (current_transport()->on_service_thread()) {
+    fatal("%s from a message handler: it waits for other nodes, which needs this thread", what);
+  }
+}
+
+void on_apply_diffs(message& m) {
+  if (!apply_diffs(m.payload())) fatal("a malformed diff batch arrived from node %u", m.from());
+}
+const handler_registration apply_registration{handler_ids::apply_diffs, &on_apply_diffs};
+
+}  // namespace
+
+void init() {
+  space = &ensure_address_space();
+  if (space->nodes < 2) return;
+  directory.init(space->backing_bytes() / page);
+  twins.init(twin_capacity);
+  install_fault_handler();
+  enabled.store(true, std::memory_order_release);
+}
+
+bool handle_fault(void* address, bool write) noexcept {
+  if (!enabled.load(std::memory_order_acquire) || current_transport() == nullptr) return false;
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address) & ~(page - 1);
+  if (!space->is_global(a) || space->home(a) == space->self) return false;
+  std::uint64_t offset = 0;
+  if (!space->backing_offset(a, page, offset)) return false;
+  const std::uint64_t index = offset / page;
+  const std::uint64_t start = now_ns();
+  page_state st = directory.lock(index);
+  if (st == page_state::invalid) {
+    fetch(index, a);
+    protect(a, PROT_READ);
+    st = page_state::read_only;
+    directory.cached.push(index);
+  }
+  if (write && st == page_state::read_only) {
+    const std::uint32_t slot = twins.take();
+    std::memcpy(twins.bytes(slot), alias_of(index), page);
+    directory.set_twin(index, slot);
+    protect(a, PROT_READ | PROT_WRITE);
+    st = page_state::dirty;
+    directory.dirty.push(index);
+  }
+  directory.unlock(index, st);
+  (write ? stats.write_faults : stats.read_faults).fetch_add(1, std::memory_order_relaxed);
+  stats.fault_ns.fetch_add(now_ns() - start, std::memory_order_relaxed);
+  return true;
+}
+
+void release() {
+  if (!enabled.load(std::memory_order_acquire) || directory.dirty.empty()) return;
+  refuse_on_service_thread("release");
+  std::lock_guard<std::mutex> lock(sync_mutex);
+  flush_dirty_pages();
+}
+
+void acquire() {
+  if (!enabled.load(std::memory_order_acquire) ||
+      (directory.dirty.empty() && directory.cached.empty())) {
+    return;
+  }
+  refuse_on_service_thread("acquire");
+  std::lock_guard<std::mutex> lock(sync_mutex);
+  flush_dirty_pages();
+  invalidate_cached_pages();
+}
+
+counters current_counters() noexcept {
+  auto get = [](const std::atomic<std::uint64_t>& v) { return v.load(std::memory_order_relaxed); };
+  return {get(stats.read_faults),     get(stats.write_faults),    get(stats.pages_fetched),
+          get(stats.bytes_fetched),   get(stats.diff_bytes_sent), get(stats.pages_invalidated),
+          get(stats.fault_ns),        get(stats.releases),        get(stats.acquires)};
+}
+
+}  // namespace dstd::rt::coherence

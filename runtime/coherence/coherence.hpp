@@ -1,0 +1,45 @@
+// Home-based release consistency at page granularity (docs/DESIGN.md §4).
+//
+// Other nodes' pages are cache frames in one of three states (see
+// page_directory.hpp). A read fault fetches the page from its home with one
+// one-sided read; a write fault also takes a twin. release() sends every
+// dirty page's diff against its twin to the page's home (one batched message
+// per home) and waits until applied; acquire() releases, then invalidates
+// every cached page so the next access refetches. On a one-node run, or a
+// node with no cached or dirty page, both are a single check.
+#pragma once
+
+#include <cstdint>
+
+namespace dstd::rt::coherence {
+
+// At boot, once the transport exists. Multi-node runs only: installs the
+// fault handler.
+void init();
+
+// Make this node's writes visible at their homes (unlock, release store,
+// thread start, notify, channel send).
+void release();
+
+// See writes released by others (lock, acquire load, join, wait return,
+// channel receive). Releases first.
+void acquire();
+
+// From the SIGSEGV handler: resolves a fault on a cache frame. False when
+// the address is not one (an ordinary segmentation fault).
+bool handle_fault(void* address, bool write) noexcept;
+
+struct counters {
+  std::uint64_t read_faults;
+  std::uint64_t write_faults;
+  std::uint64_t pages_fetched;
+  std::uint64_t bytes_fetched;
+  std::uint64_t diff_bytes_sent;
+  std::uint64_t pages_invalidated;
+  std::uint64_t fault_ns;  // time spent resolving faults
+  std::uint64_t releases;  // releases that had dirty pages to send
+  std::uint64_t acquires;  // acquires that had pages to invalidate
+};
+counters current_counters() noexcept;
+
+}  // namespace dstd::rt::coherence

@@ -1,0 +1,68 @@
+// See page_directory.hpp.
+#include "runtime/coherence/page_directory.hpp"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "runtime/common/fatal.hpp"
+
+namespace dstd::rt::coherence {
+
+namespace {
+void* reserve(std::uint64_t bytes, const char* what) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) fatal("cannot reserve the %s: %s", what, std::strerror(errno));
+  return p;
+}
+}  // namespace
+
+void page_list::init(std::uint64_t capacity) {
+  entries_ = static_cast<std::uint64_t*>(reserve(capacity * sizeof(std::uint64_t), "page list"));
+}
+
+void page_list::push(std::uint64_t index) noexcept {
+  std::lock_guard<spin_lock> guard(lock_);
+  const std::uint64_t n = count_.load(std::memory_order_relaxed);
+  entries_[n] = index;
+  count_.store(n + 1, std::memory_order_release);
+}
+
+std::uint64_t page_list::take_all(std::uint64_t* out, std::uint64_t max) noexcept {
+  std::lock_guard<spin_lock> guard(lock_);
+  const std::uint64_t count = count_.load(std::memory_order_relaxed);
+  const std::uint64_t n = count < max ? count : max;
+  std::memcpy(out, entries_ + (count - n), n * sizeof(std::uint64_t));
+  count_.store(count - n, std::memory_order_release);
+  return n;
+}
+
+void page_directory::init(std::uint64_t pages) {
+  states_ = static_cast<std::uint8_t*>(reserve(pages, "page state table"));
+  twins_ = static_cast<std::uint32_t*>(reserve(pages * sizeof(std::uint32_t), "twin table"));
+  cached.init(pages);
+  dirty.init(pages);
+}
+
+page_state page_directory::lock(std::uint64_t index) noexcept {
+  std::atomic_ref<std::uint8_t> s(states_[index]);
+  std::uint8_t v = s.load(std::memory_order_relaxed);
+  for (;;) {
+    if (!(v & locked_bit) &&
+        s.compare_exchange_weak(v, v | locked_bit, std::memory_order_acquire)) {
+      return static_cast<page_state>(v);
+    }
+    __builtin_ia32_pause();
+    v = s.load(std::memory_order_relaxed);
+  }
+}
+
+void page_directory::unlock(std::uint64_t index, page_state st) noexcept {
+  std::atomic_ref<std::uint8_t>(states_[index])
+      .store(static_cast<std::uint8_t>(st), std::memory_order_release);
+}
+
+}  // namespace dstd::rt::coherence

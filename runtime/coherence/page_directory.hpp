@@ -1,0 +1,62 @@
+// Per-page coherence state of this node's cache frames, and the lists that
+// release and acquire walk.
+//
+// A page is named by its index: its offset in the backing of global memory
+// divided by the page size (partitions first, then the static data), so one
+// directory covers every global page. All tables live in anonymous
+// MAP_NORESERVE memory sized for the whole range and are touched only where
+// pages are used; the fault handler uses them without allocating.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/coherence/spin_lock.hpp"
+
+namespace dstd::rt::coherence {
+
+enum class page_state : std::uint8_t {
+  invalid = 0,    // no access; the next access fetches from the home
+  read_only = 1,  // a copy of the home's page; writes fault and make a twin
+  dirty = 2,      // writable; its twin holds the bytes as of the last sync
+};
+
+// A list of page indices that each page enters at most once between two
+// take_all() calls (guaranteed by the state transitions), so capacity = the
+// number of pages is enough.
+class page_list {
+ public:
+  void init(std::uint64_t capacity);
+  void push(std::uint64_t index) noexcept;
+  // Moves up to `max` entries into out; returns how many (0: list empty).
+  std::uint64_t take_all(std::uint64_t* out, std::uint64_t max) noexcept;
+  bool empty() const noexcept { return count_.load(std::memory_order_acquire) == 0; }
+
+ private:
+  spin_lock lock_;
+  std::uint64_t* entries_ = nullptr;
+  std::atomic<std::uint64_t> count_{0};
+};
+
+class page_directory {
+ public:
+  void init(std::uint64_t pages);
+
+  // Spins until the page's lock bit is ours; returns its state.
+  page_state lock(std::uint64_t index) noexcept;
+  void unlock(std::uint64_t index, page_state s) noexcept;
+
+  // Twin slot of a dirty page (0: none).
+  std::uint32_t twin(std::uint64_t index) const noexcept { return twins_[index]; }
+  void set_twin(std::uint64_t index, std::uint32_t slot) noexcept { twins_[index] = slot; }
+
+  page_list cached;  // pages in state read_only or dirty
+  page_list dirty;   // pages in state dirty
+
+ private:
+  static constexpr std::uint8_t locked_bit = 0x80;
+  std::uint8_t* states_ = nullptr;
+  std::uint32_t* twins_ = nullptr;
+};
+
+}  // namespace dstd::rt::coherence

@@ -1,0 +1,227 @@
+// One memory across nodes: after a release on one node and an acquire on
+// another, plain pointers see every write made before the release. Run at
+// 1, 2 and 4 nodes (tests/CMakeLists.txt); workers on every node
+// synchronize through the test barrier of tests/support/cluster.hpp.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <dstd/dstd.hpp>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/coherence/coherence.hpp"
+#include "tests/support/cluster.hpp"
+#include "tests/support/run_on.hpp"
+
+namespace {
+
+using dstd::node_id;
+using dstd::test::bytes_of;
+using dstd::test::value_of;
+using dstd::test::worker_context;
+
+// Shared between node 0's test body and the workers: set up on node 0
+// before the workers start (so every worker sees it after its acquire).
+struct shared_setup {
+  const std::uint32_t* array;
+  std::size_t count;
+  std::uint64_t* results;  // one slot per node
+};
+
+std::uint64_t checksum(const std::uint32_t* a, std::size_t n) {
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum = sum * 31 + a[i];
+  return sum;
+}
+
+void checksum_worker(const worker_context& ctx) {
+  const auto setup = value_of<shared_setup>(ctx.arg);
+  setup.results[ctx.node] = checksum(setup.array, setup.count);
+}
+
+TEST(Coherence, ArrayFilledOnNodeZeroReadsTheSameEverywhere) {
+  constexpr std::size_t count = (256u << 20) / sizeof(std::uint32_t);  // 256 MiB
+  std::vector<std::uint32_t> array(count);
+  for (std::size_t i = 0; i < count; ++i) array[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  std::vector<std::uint64_t> results(dstd::node_count(), 0);
+  dstd::test::run_on_every_node(checksum_worker,
+                                bytes_of(shared_setup{array.data(), count, results.data()}));
+  const std::uint64_t expected = checksum(array.data(), count);
+  for (node_id n = 0; n < dstd::node_count(); ++n) EXPECT_EQ(results[n], expected) << "node " << n;
+}
+
+// --- false sharing ------------------------------------------------------------
+
+constexpr std::size_t shared_bytes = 64 * 4096;
+constexpr int rounds = 12;
+
+// The value node k writes to byte i in round r (each byte has one writer:
+// byte i belongs to node i % nodes, so neighbours on one page, even in one
+// word, belong to different nodes).
+unsigned char value_for(int round, std::size_t i) {
+  return static_cast<unsigned char>(round * 131 + i * 7 + 1);
+}
+
+struct sharing_setup {
+  unsigned char* bytes;
+  std::uint64_t* mismatches;  // one slot per node
+};
+
+void false_sharing_worker(const worker_context& ctx) {
+  const auto setup = value_of<sharing_setup>(ctx.arg);
+  std::uint64_t mismatches = 0;
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t i = ctx.node; i < shared_bytes; i += ctx.nodes) setup.bytes[i] = value_for(r, i);
+    ctx.barrier();
+    // The whole image must now equal the one-process model of round r.
+    for (std::size_t i = 0; i < shared_bytes; ++i) mismatches += setup.bytes[i] != value_for(r, i);
+    ctx.barrier();
+  }
+  setup.mismatches[ctx.node] = mismatches;
+}
+
+TEST(Coherence, FalselySharedBytesFromAllNodesMergeEveryRound) {
+  std::vector<unsigned char> bytes(shared_bytes, 0);
+  std::vector<std::uint64_t> mismatches(dstd::node_count(), ~0ull);
+  dstd::test::run_on_every_node(false_sharing_worker,
+                                bytes_of(sharing_setup{bytes.data(), mismatches.data()}));
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    EXPECT_EQ(mismatches[n], 0u) << "node " << n << " saw bytes that differ from the model";
+  }
+  for (std::size_t i = 0; i < shared_bytes; ++i) {
+    ASSERT_EQ(bytes[i], value_for(rounds - 1, i)) << "final image at byte " << i;
+  }
+}
+
+// --- linked structures ----------------------------------------------------------
+
+struct structure_setup {
+  std::map<int, std::string>* map;
+  std::vector<std::vector<int>>* nested;
+  std::uint64_t* digest_seen;
+};
+
+std::uint64_t digest(const std::map<int, std::string>& m, const std::vector<std::vector<int>>& v) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](std::uint64_t x) { h = (h ^ x) * 1099511628211ull; };
+  for (const auto& [k, s] : m) {
+    mix(static_cast<std::uint64_t>(k));
+    for (char c : s) mix(static_cast<unsigned char>(c));
+  }
+  for (const auto& inner : v) {
+    for (int x : inner) mix(static_cast<std::uint64_t>(x));
+  }
+  return h;
+}
+
+// The last node walks node 0's structure, then grows every string (new
+// buffers in its own partition; the old ones go home to node 0).
+void walk_and_extend_worker(const worker_context& ctx) {
+  const auto setup = value_of<structure_setup>(ctx.arg);
+  if (ctx.node != ctx.nodes - 1) return;
+  *setup.digest_seen = digest(*setup.map, *setup.nested);
+  for (auto& [k, s] : *setup.map) s += std::string(100, static_cast<char>('a' + k % 26));
+}
+
+TEST(Coherence, StdContainersBuiltOnNodeZeroAreWalkedAndChangedOnTheLastNode) {
+  std::map<int, std::string> map;
+  for (int i = 0; i < 2000; ++i) map[i * 7] = "value number " + std::to_string(i);
+  std::vector<std::vector<int>> nested(300);
+  for (int i = 0; i < 300; ++i) nested[i].assign(static_cast<std::size_t>(i + 1), i);
+  std::uint64_t seen = 0;
+  const std::uint64_t expected = digest(map, nested);
+  dstd::test::run_on_every_node(walk_and_extend_worker,
+                                bytes_of(structure_setup{&map, &nested, &seen}));
+  EXPECT_EQ(seen, expected);
+  for (const auto& [k, s] : map) {
+    ASSERT_EQ(s.size(), ("value number " + std::to_string(k / 7)).size() + 100) << "key " << k;
+    ASSERT_EQ(s.back(), static_cast<char>('a' + k % 26)) << "key " << k;
+    if (dstd::node_count() > 1) {
+      ASSERT_EQ(dstd::home_of(s.data()), dstd::node_count() - 1) << "key " << k;
+    }
+  }
+}
+
+// --- a local of main, captured by reference --------------------------------------
+
+struct local_setup {
+  long* locals;  // in main's stack frame on node 0
+};
+
+void touch_locals_worker(const worker_context& ctx) {
+  const auto setup = value_of<local_setup>(ctx.arg);
+  setup.locals[ctx.node] = setup.locals[ctx.node] * 10 + ctx.node;
+}
+
+TEST(Coherence, LocalsOfMainAreReadAndWrittenOnOtherNodes) {
+  long locals[64];
+  for (long i = 0; i < 64; ++i) locals[i] = i + 1;
+  EXPECT_EQ(dstd::home_of(locals), 0u);
+  dstd::test::run_on_every_node(touch_locals_worker, bytes_of(local_setup{locals}));
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    EXPECT_EQ(locals[n], long(n + 1) * 10 + n) << "slot of node " << n;
+  }
+}
+
+// --- concurrent faults -------------------------------------------------------------
+
+struct fault_setup {
+  const std::uint64_t* page;  // one page of node 0's memory
+  std::uint64_t* fetches;     // per node: pages fetched during the burst
+  std::uint64_t* sums;        // per node: sum of what its threads read
+};
+
+void concurrent_fault_worker(const worker_context& ctx) {
+  const auto setup = value_of<fault_setup>(ctx.arg);
+  if (ctx.node == 0) return;
+  constexpr int threads = 4;
+  std::atomic<int> ready{0};
+  std::atomic<std::uint64_t> sum{0};
+  const auto before = dstd::rt::coherence::current_counters().pages_fetched;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      ready.fetch_add(1);
+      while (ready.load() < threads) {
+      }
+      std::uint64_t s = 0;
+      for (int i = 0; i < 512; ++i) s += setup.page[i];
+      sum.fetch_add(s);
+    });
+  }
+  for (auto& t : pool) t.join();
+  setup.fetches[ctx.node] = dstd::rt::coherence::current_counters().pages_fetched - before;
+  setup.sums[ctx.node] = sum.load();
+}
+
+TEST(Coherence, ConcurrentFaultsOnOnePageFetchItOnce) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  auto* page = static_cast<std::uint64_t*>(std::aligned_alloc(4096, 4096));
+  for (int i = 0; i < 512; ++i) page[i] = static_cast<std::uint64_t>(i) * 3;
+  std::vector<std::uint64_t> fetches(dstd::node_count(), 99), sums(dstd::node_count(), 0);
+  dstd::test::run_on_every_node(concurrent_fault_worker,
+                                bytes_of(fault_setup{page, fetches.data(), sums.data()}));
+  const std::uint64_t expected_sum = 4 * 3 * (511 * 512 / 2);
+  for (node_id n = 1; n < dstd::node_count(); ++n) {
+    EXPECT_EQ(fetches[n], 1u) << "node " << n << ": four threads faulting on one page";
+    EXPECT_EQ(sums[n], expected_sum) << "node " << n;
+  }
+  std::free(page);
+}
+
+// --- counters ----------------------------------------------------------------------
+
+TEST(Coherence, OneNodePaysNothing) {
+  if (dstd::node_count() != 1) GTEST_SKIP() << "one-node run only";
+  std::vector<int> v(1 << 20, 1);
+  dstd::rt::coherence::release();
+  dstd::rt::coherence::acquire();
+  const auto c = dstd::rt::coherence::current_counters();
+  EXPECT_EQ(c.read_faults + c.write_faults + c.pages_fetched + c.diff_bytes_sent, 0u);
+}
+
+}  // namespace
