@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -27,6 +28,7 @@
 #include "runtime/coherence/twin_pool.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/address_space.hpp"
+#include "runtime/heap/static_exclusions.hpp"
 #include "runtime/transport/handler_ids.hpp"
 
 namespace dstd::rt::coherence {
@@ -50,6 +52,8 @@ atomic_counters stats;
 std::atomic<bool> enabled{false};
 std::mutex sync_mutex;
 const address_space* space = nullptr;
+// Bytes of the static region that stay private to this node; fixed at init.
+std::vector<byte_range> per_node_bytes;
 
 std::uint64_t now_ns() {
   timespec ts{};
@@ -75,8 +79,22 @@ unsigned char* alias_of(std::uint64_t index) {
   return reinterpret_cast<unsigned char*>(address_space::cache_alias(index * page));
 }
 
+// Copies the per-node bytes of the static page at `a` from one page image
+// to another (nothing for any other page).
+void keep_per_node_bytes(std::uintptr_t a, unsigned char* to, const unsigned char* from) {
+  if (!space->in_static_region(a)) return;
+  for (const byte_range& r : per_node_bytes) {
+    const std::uintptr_t lo = std::max(r.begin, a), hi = std::min(r.end, a + page);
+    if (lo < hi) std::memcpy(to + (lo - a), from + (lo - a), hi - lo);
+  }
+}
+
 void fetch(std::uint64_t index, std::uintptr_t a) {
-  current_transport()->read(alias_of(index), a, page);
+  unsigned char* frame = alias_of(index);
+  unsigned char mine[page];
+  if (space->in_static_region(a)) std::memcpy(mine, frame, page);
+  current_transport()->read(frame, a, page);
+  keep_per_node_bytes(a, frame, mine);
   stats.pages_fetched.fetch_add(1, std::memory_order_relaxed);
   stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
 }
@@ -131,6 +149,7 @@ void flush_dirty_pages() {
       const std::uintptr_t a = page_address(index);
       protect(a, PROT_READ);  // from here a racing write faults and waits
       const std::uint32_t slot = directory.twin(index);
+      keep_per_node_bytes(a, twins.bytes(slot), alias_of(index));  // never sent home
       sender.add(space->home(a), index, a, twins.bytes(slot));
       twins.give_back(slot);
       directory.set_twin(index, 0);
@@ -153,9 +172,12 @@ void refresh_dirty_page(std::uint64_t index) {
   current_transport()->read(fresh, a, page);
   const unsigned char* old_twin = twins.bytes(old_slot);
   unsigned char* now = alias_of(index);
+  unsigned char mine[page];
+  std::memcpy(mine, now, page);
   for (std::uint64_t i = 0; i < page; ++i) {
     if (now[i] == old_twin[i]) now[i] = fresh[i];
   }
+  keep_per_node_bytes(a, now, mine);
   twins.give_back(old_slot);
   directory.set_twin(index, new_slot);
   protect(a, PROT_READ | PROT_WRITE);
@@ -201,6 +223,27 @@ const handler_registration apply_registration{handler_ids::apply_diffs, &on_appl
 
 }  // namespace
 
+namespace {
+
+// Nodes other than 0: the executable's static data becomes cache frames of
+// node 0's copy. The current bytes go to the frames' alias first, so the
+// per-node bytes (and everything until the first fetch) keep their values.
+void adopt_static_region() {
+  const std::uintptr_t begin = space->static_begin, end = space->static_end;
+  if (space->self == 0 || begin == end) return;
+  per_node_bytes = per_node_static_ranges(begin, end);
+  std::uint64_t offset = 0;
+  backing_offset_or_die(begin, end - begin, offset);
+  std::memcpy(address_space::cache_alias(offset), reinterpret_cast<void*>(begin), end - begin);
+  void* at = reinterpret_cast<void*>(begin);
+  if (mmap(at, end - begin, PROT_NONE, MAP_SHARED | MAP_FIXED, cache_frames_fd(),
+           static_cast<off_t>(offset)) != at) {
+    fatal("cannot turn the program's static data into cache frames: %s", std::strerror(errno));
+  }
+}
+
+}  // namespace
+
 void init() {
   space = &ensure_address_space();
   if (space->nodes < 2) return;
@@ -208,6 +251,7 @@ void init() {
   twins.init(twin_capacity);
   install_fault_handler();
   enabled.store(true, std::memory_order_release);
+  adopt_static_region();
 }
 
 bool handle_fault(void* address, bool write) noexcept {

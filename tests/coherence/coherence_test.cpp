@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <cstring>
 #include <dstd/dstd.hpp>
+#include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -164,6 +166,40 @@ TEST(Coherence, LocalsOfMainAreReadAndWrittenOnOtherNodes) {
   dstd::test::run_on_every_node(touch_locals_worker, bytes_of(local_setup{locals}));
   for (node_id n = 0; n < dstd::node_count(); ++n) {
     EXPECT_EQ(locals[n], long(n + 1) * 10 + n) << "slot of node " << n;
+  }
+}
+
+// --- the program's globals ---------------------------------------------------------
+
+long global_counter = 7;              // .data
+long global_slots[64];                // .bss: slot k written by node k
+std::string global_text = "initial";  // .bss, with a heap buffer
+
+void globals_worker(const worker_context& ctx) {
+  // Node 0 changed these before the workers started.
+  if (global_counter != 1234 || global_text != "set on node zero, long enough to be on the heap") {
+    global_slots[ctx.node] = -1;
+    return;
+  }
+  global_slots[ctx.node] = 100 + ctx.node;
+  // Library objects copy-relocated into the executable stay per node.
+  std::cerr << std::flush;
+  auto shared = std::make_shared<int>(5);
+  auto copy = shared;
+  global_slots[ctx.node] += *copy - 5;
+  ctx.barrier();
+  // Every node now sees every other node's slot.
+  for (node_id n = 0; n < ctx.nodes; ++n) {
+    if (global_slots[n] != long(100 + n)) global_slots[ctx.node] = -2;
+  }
+}
+
+TEST(Coherence, GlobalsAreOneMemoryAcrossNodes) {
+  global_counter = 1234;
+  global_text = "set on node zero, long enough to be on the heap";
+  dstd::test::run_on_every_node(globals_worker);
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    EXPECT_EQ(global_slots[n], long(100 + n)) << "slot of node " << n;
   }
 }
 
