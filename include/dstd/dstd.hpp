@@ -21,4 +21,22 @@ node_id node_count() noexcept;
 // private to each node, so their home is the calling node.
 node_id home_of(const void* p) noexcept;
 
+// This node's counters since it started. They grow only on nodes that touch
+// other nodes' memory; a one-node run keeps them at zero.
+struct node_stats {
+  std::uint64_t read_faults;            // faults on pages not cached here
+  std::uint64_t write_faults;           // first writes to cached pages (twins made)
+  std::uint64_t pages_fetched;          // pages read from their homes
+  std::uint64_t bytes_fetched;
+  std::uint64_t diff_bytes_sent;        // changed bytes sent home at releases
+  std::uint64_t pages_invalidated;      // cached pages dropped at acquires
+  std::uint64_t fault_nanoseconds;      // time spent resolving faults
+  std::uint64_t releases;               // releases that sent diffs
+  std::uint64_t acquires;               // acquires that invalidated pages
+  std::uint64_t remote_frees_sent;      // blocks freed here, sent to their homes
+  std::uint64_t remote_frees_received;  // blocks other nodes sent here to free
+};
+
+node_stats stats() noexcept;
+
 }  // namespace dstd

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <dstd/dstd.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -93,10 +94,32 @@ const handler_registration shutdown_registration{handler_ids::shutdown, &on_shut
 
 // Nodes other than 0: the service thread does the work; the main thread only
 // waits for the end of the program.
+// DSTD_STATS (dstdrun --stats): one line of counters per node at the end.
+void print_stats_if_asked() {
+  if (std::getenv(launch::env_stats) == nullptr) return;
+  const dstd::node_stats s = dstd::stats();
+  std::fprintf(stderr,
+               "dstd stats: node %u: read_faults=%llu write_faults=%llu pages_fetched=%llu "
+               "bytes_fetched=%llu diff_bytes_sent=%llu pages_invalidated=%llu fault_ms=%.3f "
+               "releases=%llu acquires=%llu remote_frees_sent=%llu remote_frees_received=%llu\n",
+               current_node_env().self, static_cast<unsigned long long>(s.read_faults),
+               static_cast<unsigned long long>(s.write_faults),
+               static_cast<unsigned long long>(s.pages_fetched),
+               static_cast<unsigned long long>(s.bytes_fetched),
+               static_cast<unsigned long long>(s.diff_bytes_sent),
+               static_cast<unsigned long long>(s.pages_invalidated),
+               static_cast<double>(s.fault_nanoseconds) / 1e6,
+               static_cast<unsigned long long>(s.releases),
+               static_cast<unsigned long long>(s.acquires),
+               static_cast<unsigned long long>(s.remote_frees_sent),
+               static_cast<unsigned long long>(s.remote_frees_received));
+}
+
 [[noreturn]] void serve_until_shutdown() {
   while (shutdown_requested.load(std::memory_order_acquire) == 0) {
     futex::wait(shutdown_requested, 0, futex::scope::process_private);
   }
+  print_stats_if_asked();
   tell_launcher(launch::status_leaving);
   std::fflush(stdout);
   std::fflush(stderr);
@@ -118,6 +141,7 @@ void end_run() {
     node_transport->post_call(n, handler_ids::shutdown, nullptr, 0, replies[n], acks);
   }
   acks.wait();
+  print_stats_if_asked();
   node_transport->stop();
   tell_launcher(launch::status_leaving);
 }

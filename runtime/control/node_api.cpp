@@ -2,7 +2,9 @@
 #include <dstd/dstd.hpp>
 
 #include "runtime/control/node_env.hpp"
+#include "runtime/coherence/coherence.hpp"
 #include "runtime/heap/address_space.hpp"
+#include "runtime/heap/remote_free.hpp"
 
 namespace dstd {
 
@@ -14,6 +16,14 @@ node_id home_of(const void* p) noexcept {
   const rt::address_space& space = rt::ensure_address_space();
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   return space.is_global(a) ? space.home(a) : this_node();
+}
+
+node_stats stats() noexcept {
+  const rt::coherence::counters c = rt::coherence::current_counters();
+  const rt::remote_free_counts f = rt::remote_free_stats();
+  return {c.read_faults,       c.write_faults, c.pages_fetched, c.bytes_fetched,
+          c.diff_bytes_sent,   c.pages_invalidated, c.fault_ns, c.releases,
+          c.acquires,          f.sent,         f.received};
 }
 
 }  // namespace dstd

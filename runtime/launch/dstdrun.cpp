@@ -17,6 +17,7 @@
 #include "runtime/launch/fd_io.hpp"
 #include "runtime/launch/launch_signals.hpp"
 #include "runtime/launch/node_process.hpp"
+#include "runtime/launch/launch_contract.hpp"
 #include "runtime/launch/options.hpp"
 #include "runtime/launch/status_reader.hpp"
 #include "runtime/launch/supervisor.hpp"
@@ -120,5 +121,6 @@ int main(int argc, char** argv) {
     case parse_outcome::exit_usage: return exit_usage_status;
     case parse_outcome::run: break;
   }
+  if (opt.stats) setenv(dstd::launch::env_stats, "1", 1);  // the nodes inherit it
   return launch(opt);
 }

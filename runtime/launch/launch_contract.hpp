@@ -14,6 +14,7 @@
 //   DSTD_LAUNCH_FD        write end of the status pipe (see below)
 //   DSTD_SHM_CONTROL_FD   shm transport: control segment (rings, join slots)
 //   DSTD_SHM_HEAP_FD      shm transport: memfd backing every partition
+//   DSTD_STATS            if set, each node prints its counters at exit
 //
 // Status pipe: a node writes one short line (always < PIPE_BUF, so lines
 // from different nodes never interleave):
@@ -33,6 +34,7 @@ inline constexpr const char* env_join_timeout_ms = "DSTD_JOIN_TIMEOUT_MS";
 inline constexpr const char* env_launch_fd = "DSTD_LAUNCH_FD";
 inline constexpr const char* env_shm_control_fd = "DSTD_SHM_CONTROL_FD";
 inline constexpr const char* env_shm_heap_fd = "DSTD_SHM_HEAP_FD";
+inline constexpr const char* env_stats = "DSTD_STATS";
 
 inline constexpr char status_joined = 'J';
 inline constexpr char status_leaving = 'L';

@@ -37,6 +37,8 @@ const char* const help_text =
     "  --transport NAME       how nodes talk: shm (default; tcp and verbs are\n"
     "                         not implemented yet)\n"
     "  --tag-output           prefix each output line of node k with \"[node k] \"\n"
+    "  --stats                each node prints its counters (faults, pages\n"
+    "                         fetched, diff bytes, ...) when the program ends\n"
     "  --timeout SECONDS      stop every node and exit 124 after this long\n"
     "  --join-timeout SECONDS how long the nodes may take to start and meet\n"
     "                         (default 30)\n"
@@ -162,6 +164,9 @@ parse_outcome parse_options(int argc, const char* const* argv, const char* parti
     } else if (name == "--tag-output") {
       if (no_value() != parse_outcome::run) return parse_outcome::exit_usage;
       out.tag_output = true;
+    } else if (name == "--stats") {
+      if (no_value() != parse_outcome::run) return parse_outcome::exit_usage;
+      out.stats = true;
     } else if (name == "-n" || name == "--nodes") {
       if (!take_value()) return usage_error("option " + name_s + " needs a number of nodes");
       unsigned long long n = 0;

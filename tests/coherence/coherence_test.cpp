@@ -251,6 +251,46 @@ TEST(Coherence, ConcurrentFaultsOnOnePageFetchItOnce) {
 
 // --- counters ----------------------------------------------------------------------
 
+struct counter_setup {
+  unsigned char* pages;  // 16 pages of node 0's memory
+  dstd::node_stats* deltas;
+};
+
+void counting_worker(const worker_context& ctx) {
+  const auto setup = value_of<counter_setup>(ctx.arg);
+  if (ctx.node != 1) return;
+  const dstd::node_stats before = dstd::stats();
+  unsigned sum = 0;
+  for (int p = 0; p < 16; ++p) sum += setup.pages[p * 4096 + 5];
+  asm volatile("" ::: "memory");  // all reads first: the stores must not move up
+  setup.pages[3 * 4096 + 7] = static_cast<unsigned char>(sum);
+  setup.pages[3 * 4096 + 8] = 1;
+  dstd::rt::coherence::release();
+  const dstd::node_stats after = dstd::stats();
+  *setup.deltas = dstd::node_stats{after.read_faults - before.read_faults,
+                                   after.write_faults - before.write_faults,
+                                   after.pages_fetched - before.pages_fetched,
+                                   after.bytes_fetched - before.bytes_fetched,
+                                   after.diff_bytes_sent - before.diff_bytes_sent,
+                                   0, 0, 0, 0, 0, 0};
+}
+
+TEST(Coherence, CountersTrackFaultsFetchesAndDiffs) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  auto* pages = static_cast<unsigned char*>(std::aligned_alloc(4096, 16 * 4096));
+  std::memset(pages, 2, 16 * 4096);
+  auto* deltas = new dstd::node_stats{};
+  dstd::test::run_on_every_node(counting_worker, bytes_of(counter_setup{pages, deltas}));
+  EXPECT_EQ(deltas->read_faults, 16u);
+  EXPECT_EQ(deltas->write_faults, 1u);
+  EXPECT_EQ(deltas->pages_fetched, 16u);
+  EXPECT_EQ(deltas->bytes_fetched, 16u * 4096);
+  EXPECT_EQ(deltas->diff_bytes_sent, 2u);
+  EXPECT_EQ(pages[3 * 4096 + 7], 32);
+  delete deltas;
+  std::free(pages);
+}
+
 TEST(Coherence, OneNodePaysNothing) {
   if (dstd::node_count() != 1) GTEST_SKIP() << "one-node run only";
   std::vector<int> v(1 << 20, 1);
