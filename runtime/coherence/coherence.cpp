@@ -99,64 +99,101 @@ void fetch(std::uint64_t index, std::uintptr_t a) {
   stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
 }
 
-// Diffs go home in batches, one message per home per batch.
-class diff_sender {
+// Diffs go home in batches, one message per home per batch. Batches are
+// built while pages are locked and sent only after every page lock is
+// dropped: a sender waiting for ring space must never hold a page lock that
+// a peer's service thread (faulting in a handler) might be waiting for.
+class diff_batcher {
  public:
-  explicit diff_sender(node_id nodes) : batches_(nodes) {}
+  explicit diff_batcher(node_id nodes) : open_(nodes) {}
 
   void add(node_id home, std::uint64_t index, std::uintptr_t a, const unsigned char* twin) {
-    std::vector<std::byte>& batch = batches_[home];
+    std::vector<std::byte>& batch = open_[home];
     stats.diff_bytes_sent.fetch_add(append_diff(batch, a, alias_of(index), twin),
                                     std::memory_order_relaxed);
-    if (batch.size() + max_page_diff_bytes > transport::max_payload) send(home);
+    if (batch.size() + max_page_diff_bytes > transport::max_payload) close(home);
   }
 
-  // Sends what is left and waits until every home has applied its diffs.
-  void finish() {
-    for (node_id n = 0; n < batches_.size(); ++n) {
-      if (!batches_[n].empty()) send(n);
+  // Sends every batch and waits until every home has applied its diffs.
+  void send_and_wait() {
+    for (node_id n = 0; n < open_.size(); ++n) {
+      if (!open_[n].empty()) close(n);
     }
-    acks_.wait();
+    std::deque<std::vector<std::byte>> replies;
+    completion acks;
+    for (auto& [home, batch] : ready_) {
+      acks.expect();
+      current_transport()->post_call(home, handler_ids::apply_diffs, batch.data(), batch.size(),
+                                     replies.emplace_back(), acks);
+    }
+    acks.wait();
   }
 
  private:
-  void send(node_id home) {
-    acks_.expect();
-    current_transport()->post_call(home, handler_ids::apply_diffs, batches_[home].data(),
-                                   batches_[home].size(), replies_.emplace_back(), acks_);
-    batches_[home].clear();
+  void close(node_id home) {
+    ready_.emplace_back(home, std::move(open_[home]));
+    open_[home].clear();
   }
 
-  std::vector<std::vector<std::byte>> batches_;
-  std::deque<std::vector<std::byte>> replies_;
-  completion acks_;
+  std::vector<std::vector<std::byte>> open_;
+  std::vector<std::pair<node_id, std::vector<std::byte>>> ready_;
 };
+
+// One mprotect per run of adjacent pages in `sorted`.
+void protect_runs(const std::uint64_t* sorted, std::uint64_t n, int prot) {
+  for (std::uint64_t i = 0; i < n;) {
+    const std::uintptr_t start = page_address(sorted[i]);
+    std::uint64_t j = i + 1;
+    while (j < n && page_address(sorted[j]) == start + (j - i) * page) ++j;
+    if (mprotect(reinterpret_cast<void*>(start), (j - i) * page, prot) != 0) {
+      fatal("cannot change the protection of cache frames at %#lx: %s",
+            static_cast<unsigned long>(start), std::strerror(errno));
+    }
+    i = j;
+  }
+}
+
+// Takes up to a chunk of `list`, sorted, and locks each page; keeps (in
+// place, returning how many) those in state `keep`, unlocks the others.
+std::uint64_t take_and_lock(page_list& list, std::vector<std::uint64_t>& pages, page_state keep,
+                            std::vector<std::uint64_t>* others_in_state = nullptr,
+                            page_state other = page_state::invalid) {
+  const std::uint64_t n = list.take_all(pages.data(), take_chunk);
+  std::sort(pages.begin(), pages.begin() + static_cast<std::ptrdiff_t>(n));
+  std::uint64_t kept = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const page_state st = directory.lock(pages[i]);
+    if (st == keep) {
+      pages[kept++] = pages[i];
+    } else if (others_in_state != nullptr && st == other) {
+      others_in_state->push_back(pages[i]);  // stays locked for the caller
+    } else {
+      directory.unlock(pages[i], st);
+    }
+  }
+  return n == 0 ? ~0ull : kept;
+}
 
 // Caller holds sync_mutex.
 void flush_dirty_pages() {
-  diff_sender sender(space->nodes);
+  diff_batcher batcher(space->nodes);
   std::vector<std::uint64_t> pages(take_chunk);
   bool any = false;
-  while (std::uint64_t n = directory.dirty.take_all(pages.data(), take_chunk)) {
-    any = true;
+  for (std::uint64_t n; (n = take_and_lock(directory.dirty, pages, page_state::dirty)) != ~0ull;) {
+    any = any || n > 0;
+    protect_runs(pages.data(), n, PROT_READ);  // from here a racing write faults and waits
     for (std::uint64_t i = 0; i < n; ++i) {
       const std::uint64_t index = pages[i];
-      const page_state st = directory.lock(index);
-      if (st != page_state::dirty) {
-        directory.unlock(index, st);
-        continue;
-      }
       const std::uintptr_t a = page_address(index);
-      protect(a, PROT_READ);  // from here a racing write faults and waits
       const std::uint32_t slot = directory.twin(index);
       keep_per_node_bytes(a, twins.bytes(slot), alias_of(index));  // never sent home
-      sender.add(space->home(a), index, a, twins.bytes(slot));
+      batcher.add(space->home(a), index, a, twins.bytes(slot));
       twins.give_back(slot);
       directory.set_twin(index, 0);
       directory.unlock(index, page_state::read_only);
     }
   }
-  sender.finish();
+  batcher.send_and_wait();
   if (any) stats.releases.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -188,24 +225,18 @@ void invalidate_cached_pages() {
   std::vector<std::uint64_t> pages(take_chunk);
   std::vector<std::uint64_t> still_cached;
   std::uint64_t dropped = 0;
-  while (std::uint64_t n = directory.cached.take_all(pages.data(), take_chunk)) {
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint64_t index = pages[i];
-      const page_state st = directory.lock(index);
-      if (st == page_state::read_only) {
-        protect(page_address(index), PROT_NONE);
-        directory.unlock(index, page_state::invalid);
-        ++dropped;
-      } else if (st == page_state::dirty) {
-        refresh_dirty_page(index);
-        directory.unlock(index, st);
-        still_cached.push_back(index);
-      } else {
-        directory.unlock(index, st);
-      }
-    }
+  for (std::uint64_t n;
+       (n = take_and_lock(directory.cached, pages, page_state::read_only, &still_cached,
+                          page_state::dirty)) != ~0ull;) {
+    protect_runs(pages.data(), n, PROT_NONE);
+    for (std::uint64_t i = 0; i < n; ++i) directory.unlock(pages[i], page_state::invalid);
+    dropped += n;
   }
-  for (std::uint64_t index : still_cached) directory.cached.push(index);
+  for (std::uint64_t index : still_cached) {  // locked by take_and_lock
+    refresh_dirty_page(index);
+    directory.unlock(index, page_state::dirty);
+    directory.cached.push(index);
+  }
   stats.pages_invalidated.fetch_add(dropped, std::memory_order_relaxed);
   if (dropped) stats.acquires.fetch_add(1, std::memory_order_relaxed);
 }
