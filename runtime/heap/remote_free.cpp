@@ -29,11 +29,6 @@ std::atomic<bool> dropping{false};
 std::atomic<std::uint64_t> sent{0};
 std::atomic<std::uint64_t> received{0};
 
-// Bounds for is_remote_block, set by enable_remote_frees() at boot before
-// any other thread runs; zero until then, which makes every block local.
-std::uintptr_t partitions_span = 0;
-std::uintptr_t own_base = 0;
-std::uint64_t own_bytes = 0;
 
 void send_batch(node_id home, void* const* blocks, std::size_t count) {
   transport* t = current_transport();
@@ -72,17 +67,15 @@ const handler_registration usable_size_registration{handler_ids::usable_size, &o
 
 }  // namespace
 
+remote_block_bounds heap_bounds{0, 0, 0};
+
+// At boot, before any thread but main exists.
 void enable_remote_frees() noexcept {
   const address_space& s = ensure_address_space();
-  own_base = s.partition_base(s.self);
-  own_bytes = s.partition_bytes;
-  partitions_span = s.partitions_end() - layout::global_base;
+  heap_bounds = {s.partition_base(s.self), s.partition_bytes,
+                 s.partitions_end() - layout::global_base};
 }
 
-bool is_remote_block(const void* p) noexcept {
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  return a - layout::global_base < partitions_span && a - own_base >= own_bytes;
-}
 
 void drop_remote_frees() noexcept { dropping.store(true, std::memory_order_relaxed); }
 

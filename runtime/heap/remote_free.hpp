@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/heap/layout.hpp"
+
 namespace dstd::rt {
 
 // Called at boot once the transport exists: from then on, frees of other
@@ -20,9 +22,24 @@ void enable_remote_frees() noexcept;
 // dropped (the blocks belong to the parent's peers).
 void drop_remote_frees() noexcept;
 
+// The bounds is_remote_block() tests, set by enable_remote_frees(); zero
+// until then, which makes every block local. Hidden: read directly, not
+// through the GOT, on every free.
+struct remote_block_bounds {
+  std::uintptr_t own_base;
+  std::uint64_t own_bytes;
+  std::uint64_t partitions_span;
+};
+[[gnu::visibility("hidden")]] extern remote_block_bounds heap_bounds;
+
 // True when p points into another node's partition (a block only its home
-// may free). Cheap: two subtractions and compares.
-bool is_remote_block(const void* p) noexcept;
+// may free). Inline on the free path: a block of our own partition costs
+// one subtraction and compare.
+inline bool is_remote_block(const void* p) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (a - heap_bounds.own_base < heap_bounds.own_bytes) return false;
+  return a - layout::global_base < heap_bounds.partitions_span;
+}
 
 void queue_remote_free(void* p) noexcept;
 void flush_remote_frees() noexcept;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <dstd/dstd.hpp>
@@ -247,6 +248,55 @@ TEST(Coherence, ConcurrentFaultsOnOnePageFetchItOnce) {
     EXPECT_EQ(sums[n], expected_sum) << "node " << n;
   }
   std::free(page);
+}
+
+// --- a write racing a flush ------------------------------------------------------------
+
+struct race_setup {
+  std::uint64_t* words;     // 4 pages of node 0's memory
+  std::uint64_t* releases;  // releases with dirty pages during the race
+  std::uint64_t* last;      // the last round the writer wrote
+};
+
+// On the last node: one thread keeps writing increasing values to every
+// word while another releases in a loop; the final values must reach home.
+void racing_writes_worker(const worker_context& ctx) {
+  const auto setup = value_of<race_setup>(ctx.arg);
+  if (ctx.node != ctx.nodes - 1) return;
+  constexpr std::size_t words = 4 * 512;
+  std::atomic<bool> stop{false};
+  const std::uint64_t before = dstd::stats().releases;
+  std::thread releaser([&] {
+    while (!stop.load()) dstd::rt::coherence::release();
+  });
+  // Write until at least 100 flushes with dirty pages overlapped the writes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::uint64_t v = 0;
+  while (dstd::stats().releases - before < 100 && std::chrono::steady_clock::now() < deadline) {
+    ++v;
+    for (std::size_t w = 0; w < words; w += 37) {
+      *static_cast<volatile std::uint64_t*>(&setup.words[w]) = v * words + w;
+    }
+  }
+  stop.store(true);
+  releaser.join();
+  *setup.releases = dstd::stats().releases - before;
+  *setup.last = v;
+}
+
+TEST(Coherence, AWriteRacingAFlushIsNeverLost) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  auto* words = static_cast<std::uint64_t*>(std::aligned_alloc(4096, 4 * 4096));
+  std::memset(words, 0, 4 * 4096);
+  std::uint64_t releases = 0, last = 0;
+  dstd::test::run_on_every_node(racing_writes_worker,
+                                bytes_of(race_setup{words, &releases, &last}));
+  EXPECT_GE(releases, 100u) << "the flushes hardly overlapped the writes";
+  ASSERT_GT(last, 0u);
+  for (std::size_t w = 0; w < 4 * 512; w += 37) {
+    ASSERT_EQ(words[w], last * 4 * 512 + w) << "word " << w << " lost its last write";
+  }
+  std::free(words);
 }
 
 // --- counters ----------------------------------------------------------------------
