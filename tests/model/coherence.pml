@@ -1,0 +1,513 @@
+/*
+ * coherence.pml -- SPIN model of dstd's v1 coherence protocol:
+ * home-based release consistency at page granularity (docs/DESIGN.md s.4).
+ * tests/model/README.md explains how to run it; run_spin.sh does.
+ *
+ * What is modelled
+ * ----------------
+ * 3 nodes, 2 pages of 3 bytes.  The home of page p is node p:
+ *     node 0: home of page 0, caches page 1
+ *     node 1: home of page 1, caches page 0
+ *     node 2: home of nothing, caches both pages.
+ * A home accesses its own page directly in the master copy (never faults,
+ * never tracks).  Every other node accesses its cache frame of the page,
+ * which is INVALID, READ_ONLY (a copy fetched from the home) or DIRTY
+ * (writable, with a twin taken at the first write after the last
+ * fetch/flush).
+ *
+ * The program the nodes run is data-race free:
+ *   - "L" bytes are only touched inside critical sections of one mutex;
+ *   - every other byte is owned by one node, the only node that ever
+ *     touches it: writes to it are false sharing with the other bytes of
+ *     its page, done outside the lock, concurrently with everything else.
+ * Byte layout (byte i is offset i%3 of page i/3):
+ *     page 0 (home 0):  0 = L        1 = node 1's   2 = node 2's
+ *     page 1 (home 1):  3 = node 0's 4 = L          5 = node 2's
+ * So each page holds one lock-protected byte, accessed directly by its
+ * home and through cache frames by the two other nodes, and two bytes that
+ * those two other nodes write concurrently, outside the lock, each with its
+ * own twin; their diffs must merge at the home.
+ *
+ * Each node runs, by default, NFS = NCS = 2 rounds of
+ *     own-byte write (outside the lock);  critical section
+ * then exits.  A critical section is: lock; one read or one write of one
+ * of the L bytes (nondeterministic); unlock.  Thread exit is a release.
+ *
+ * Runtime functions mirrored (runtime/coherence/)
+ *   fault_read, fault_write  -> fault_fetch + do_read / do_write
+ *                               (INVALID: fetch; READ_ONLY + write: twin,
+ *                               DIRTY)
+ *   fetch (one-sided read of the whole page from its home) -> fetch
+ *   release_flush            -> flush_send + flush_wait (diff against the
+ *                               twin, send the changed bytes to the home,
+ *                               drop the twin, READ_ONLY; wait for the acks)
+ *   acquire_invalidate       -> release_flush, then invalidate (READ_ONLY
+ *                               -> INVALID)
+ *   home_apply_diff          -> proctype home_server (the home's handler
+ *                               of diff messages: apply the masked bytes,
+ *                               ack)
+ *   mutex lock / unlock      -> the global bit `lock` (test-and-set),
+ *                               followed by an acquire / preceded by a
+ *                               release
+ *
+ * Properties
+ *   P1  DRF correctness: a read of an L byte in a critical section returns
+ *       the last value written to it (ghost last[]: the lock orders all
+ *       critical sections, so "last in lock order" is "the last write that
+ *       happens-before the read").  Assertion `v == last[i]`.
+ *   P1' read-own-writes (with OWN_READS): a node reading its own byte
+ *       outside the lock sees its own last write.  Assertion `v == mine[i]`.
+ *   P2  no lost diffs: once every node has exited (so released) and no
+ *       diff is in flight, every master byte holds the last value written
+ *       to it.  Assertion `master[k] == last[k]` in final_check.
+ *   P3  no deadlock: pan's invalid-end-state check (home servers may wait
+ *       for messages forever: label end_wait).
+ *
+ * Options (spin -DNAME): program shape
+ *   NCS=n, NFS=n             critical sections / own-byte accesses per node
+ *   FREE_ORDER               a node does its NCS critical sections, NFS
+ *                            own-byte accesses and NREL releases in any
+ *                            order (default: alternate, own byte first)
+ *   NREL=n                   stand-alone releases (release-store, thread
+ *                            start, channel send) at any point (default 0)
+ *   OWN_READS                an own-byte access may be a read (checks P1')
+ *   NONDET_VALUES            a write stores 1 or VALS, chosen freely
+ *                            (default: a value that differs from the
+ *                            byte's current one, so that every write is
+ *                            visible; this option adds writes of the value
+ *                            already there, which leave no trace in a diff)
+ * Options: weaker atomicity (the protocol must stay correct)
+ *   FETCH_BYTEWISE           a fetch copies the page one byte per step (an
+ *                            RDMA read of a page is not atomic), so it can
+ *                            see a half-applied diff or a home write
+ *   HOME_APPLY_BYTEWISE      the home applies a diff one byte per step
+ * Options: deliberately broken protocols (SPIN must find an error)
+ *   BUG_NO_INVALIDATE        acquire flushes but does not invalidate
+ *   BUG_INVALIDATE_BEFORE_FLUSH  acquire invalidates the READ_ONLY pages,
+ *                            then flushes the DIRTY ones (which stay
+ *                            READ_ONLY with stale bytes of other nodes)
+ *   BUG_ACQUIRE_DROPS_DIRTY  acquire invalidates DIRTY pages too, without
+ *                            flushing them first
+ *   BUG_FULL_PAGE_WRITEBACK  release sends the whole page, not the diff
+ *   BUG_WORD_DIFF            the diff is per 2-byte "word" (bytes 0-1 of a
+ *                            page): a changed word is sent whole, with the
+ *                            byte this node did not write
+ *   BUG_NO_ACK_WAIT          release does not wait for the homes' acks
+ *                            (the unlock can overtake the diff)
+ *   BUG_KEEP_TWIN            release leaves the page DIRTY with its old
+ *                            twin, so a later flush resends old bytes
+ */
+
+/* ---------------------------------------------------------------- bounds */
+#ifndef NCS
+#define NCS  2          /* critical sections per node                     */
+#endif
+#ifndef NFS
+#define NFS  2          /* own-byte (false-sharing) accesses per node      */
+#endif
+#ifndef NREL
+#define NREL 0          /* stand-alone releases per node                   */
+#endif
+#ifndef VALS
+#define VALS 2          /* written values are 1..VALS; memory starts at 0  */
+#endif
+
+/* Program order of a node's steps (see FREE_ORDER above). */
+#ifdef FREE_ORDER
+#define MAY_CS true
+#define MAY_FS true
+#else
+#define MAY_CS (ncs < nfs || nfs == NFS)
+#define MAY_FS (nfs <= ncs || ncs == NCS)
+#endif
+
+#define NN 3            /* nodes                                           */
+#define NP 2            /* pages; the home of page p is node p             */
+#define PS 3            /* bytes per page (a diff message has PS values)   */
+#define NB 6            /* NP*PS bytes; byte i is offset i%PS of page i/PS */
+#define HOME(p) (p)
+
+/* Which bytes are lock-protected, and which node owns each other byte. */
+#define IS_L(i)    ((i) == 0 || (i) == 4)
+#define OWNS(n, i) (((n) == 0 && (i) == 3) || ((n) == 1 && (i) == 1) || \
+                    ((n) == 2 && ((i) == 2 || (i) == 5)))
+
+/* Cache frame states. */
+#define INVALID   0
+#define READ_ONLY 1
+#define DIRTY     2
+
+/* ----------------------------------------------------------------- state */
+byte master[NB];        /* the homes' master copies (page p at p*PS..)     */
+
+bit  lock;              /* the one mutex (test-and-set at its home)        */
+
+/* Diff messages to a home: sender, page, byte mask, then the values of the
+ * page's 3 bytes (those outside the mask are sent as 0 and ignored).  Acks
+ * back to the sender carry the page.  Buffered: a releaser sends its diffs
+ * to every home, then waits for all the acks (one batch per release). */
+chan homeq[NP] = [NN] of { byte, byte, byte, byte, byte, byte };
+chan ackq[NN]  = [NP] of { byte };
+
+/* Ghost state, only for the assertions. */
+byte last[NB];          /* last value written to each byte: L bytes kept up
+                         * to date under the lock; owned bytes published
+                         * by their owner when it exits                    */
+byte ndone;             /* nodes that have exited                          */
+byte inflight;          /* diffs sent and not yet applied                  */
+
+/*
+ * A node's cache frames (cache[], twin[], st[]) and its record of its own
+ * writes (mine[]) are local variables of the node process: nobody else
+ * touches them.  The inlines below are expanded inside proctype node and
+ * use its locals.
+ *
+ * Step granularity.  Another process can only observe steps that touch
+ * shared state: reading or writing master[], the lock, a send to a home,
+ * the receipt of an ack.  Each atomic block below has the shape
+ *     [ack receipts / lock acquire] [at most one master access: a fetch, or
+ *     a home's direct read or write] [sends / lock release]
+ * with any purely local steps in between.  By Lipton's reduction
+ * (receipts and lock acquires commute to the right, sends and lock
+ * releases to the left, local steps both ways) running such a block
+ * atomically hides no behaviour of the real, finer-grained runtime.
+ * A flush_wait inside an atomic block always blocks when anything was sent
+ * (the acks can only come after the homes run), and atomicity is lost
+ * there, so a block with flush_waits really runs as the pieces between
+ * them, and each piece has the shape above.  Every fetch and every diff
+ * application is its own step; with FETCH_BYTEWISE / HOME_APPLY_BYTEWISE
+ * every byte of them is.
+ */
+
+/* --------------------------------------------------------------- actions */
+
+/* fetch: one-sided read of page pg from its home into this node's frame,
+ * then the frame is READ_ONLY.  Default: an atomic snapshot of the master
+ * page.  With FETCH_BYTEWISE it must be used outside any atomic block. */
+inline fetch(pg)
+{
+#ifdef FETCH_BYTEWISE
+  cache[pg*PS+0] = master[pg*PS+0];
+  cache[pg*PS+1] = master[pg*PS+1];
+  atomic { cache[pg*PS+2] = master[pg*PS+2]; st[pg] = READ_ONLY }
+#else
+  atomic {
+    cache[pg*PS+0] = master[pg*PS+0];
+    cache[pg*PS+1] = master[pg*PS+1];
+    cache[pg*PS+2] = master[pg*PS+2];
+    st[pg] = READ_ONLY
+  }
+#endif
+}
+
+/* The fault part of an access to byte i (fault_read / fault_write on an
+ * INVALID frame): fetch the page first.  Homes never fault. */
+inline fault_fetch(i)
+{
+  if
+  :: HOME(i/PS) != n && st[i/PS] == INVALID -> fetch(i/PS)
+  :: else
+  fi
+}
+
+/* The rest of a read of byte i (after fault_fetch), and its check. */
+inline do_read(i)
+{
+  if
+  :: HOME(i/PS) == n -> v = master[i]               /* home: direct      */
+  :: else -> v = cache[i]                           /* cache frame       */
+  fi;
+  if
+  :: IS_L(i) -> assert(v == last[i])                /* P1                */
+  :: else    -> assert(v == mine[i])                /* P1'               */
+  fi
+}
+
+/* The rest of a write to byte i (after fault_fetch): fault_write on a
+ * READ_ONLY frame makes the twin and maps the frame DIRTY.  Also records
+ * the write in the ghost state.  The value: see NONDET_VALUES. */
+inline do_write(i)
+{
+#ifdef NONDET_VALUES
+  if
+  :: v = 1
+  :: v = VALS
+  fi;
+#else
+  if
+  :: IS_L(i) -> v = last[i] % VALS + 1
+  :: else    -> v = mine[i] % VALS + 1
+  fi;
+#endif
+  if
+  :: HOME(i/PS) == n -> master[i] = v               /* home: direct      */
+  :: else ->
+     if
+     :: st[i/PS] == READ_ONLY ->                    /* fault_write: twin */
+        twin[i/PS*PS+0] = cache[i/PS*PS+0];
+        twin[i/PS*PS+1] = cache[i/PS*PS+1];
+        twin[i/PS*PS+2] = cache[i/PS*PS+2];
+        st[i/PS] = DIRTY
+     :: else
+     fi;
+     cache[i] = v
+  fi;
+  if :: IS_L(i) -> last[i] = v :: else -> mine[i] = v fi
+}
+
+/* One access to byte i: read (op 0) or write (op 1), after fault_fetch.
+ * Clears the access's locals afterwards (fewer states). */
+inline access(i)
+{
+  if
+  :: op == 0 -> do_read(i)
+  :: else    -> do_write(i)
+  fi;
+  i = 0; op = 0; v = 0
+}
+
+/* release_flush, first half: for every DIRTY page, diff it against its
+ * twin, send the changed bytes to the page's home, drop the twin and map
+ * the frame READ_ONLY (it stays valid for this node: its own writes plus
+ * what it fetched).  Dropping the twin when sending rather than when the
+ * ack comes is equivalent here: with one thread per node nothing touches
+ * the frame in between, and acks carry no data. */
+inline flush_send()
+{
+  pg = 0;
+  do
+  :: pg < NP ->
+     if
+     :: HOME(pg) != n && st[pg] == DIRTY ->
+        m = 0;                  /* the diff: bytes where page != twin */
+#if defined(BUG_FULL_PAGE_WRITEBACK)
+        m = 7;
+#elif defined(BUG_WORD_DIFF)
+        if
+        :: cache[pg*PS+0] != twin[pg*PS+0] || cache[pg*PS+1] != twin[pg*PS+1] -> m = 3
+        :: else
+        fi;
+        if :: cache[pg*PS+2] != twin[pg*PS+2] -> m = m | 4 :: else fi;
+#else
+        if :: cache[pg*PS+0] != twin[pg*PS+0] -> m = m | 1 :: else fi;
+        if :: cache[pg*PS+1] != twin[pg*PS+1] -> m = m | 2 :: else fi;
+        if :: cache[pg*PS+2] != twin[pg*PS+2] -> m = m | 4 :: else fi;
+#endif
+        if
+        :: m != 0 ->            /* an empty diff is not sent */
+           homeq[HOME(pg)] ! n, pg, m, (m & 1 -> cache[pg*PS+0] : 0),
+                 (m & 2 -> cache[pg*PS+1] : 0), (m & 4 -> cache[pg*PS+2] : 0);
+           inflight++;
+           pending++
+        :: else
+        fi;
+#ifndef BUG_KEEP_TWIN
+        twin[pg*PS+0] = 0; twin[pg*PS+1] = 0; twin[pg*PS+2] = 0;  /* drop */
+        st[pg] = READ_ONLY;
+#endif
+        m = 0
+     :: else
+     fi;
+     pg++
+  :: else -> break
+  od;
+  pg = 0
+}
+
+/* release_flush, second half: wait until every home has applied the diffs
+ * sent to it (one ack per diff). */
+inline flush_wait()
+{
+#ifndef BUG_NO_ACK_WAIT
+  do
+  :: pending > 0 -> ack ? _; pending--
+  :: else -> break
+  od
+#else
+  pending = 0                   /* the homes do not ack in this variant */
+#endif
+}
+
+/* acquire_invalidate's second half: every READ_ONLY cached page ->
+ * INVALID, so the next access refetches.  Contents zeroed (fewer states). */
+inline invalidate()
+{
+#ifndef BUG_NO_INVALIDATE
+  pg = 0;
+  do
+  :: pg < NP ->
+     if
+     :: HOME(pg) != n && st[pg] == READ_ONLY ->
+        st[pg] = INVALID;
+        cache[pg*PS+0] = 0; cache[pg*PS+1] = 0; cache[pg*PS+2] = 0;
+        twin[pg*PS+0] = 0;  twin[pg*PS+1] = 0;  twin[pg*PS+2] = 0
+     :: else
+     fi;
+     pg++
+  :: else -> break
+  od;
+  pg = 0
+#else
+  skip
+#endif
+}
+
+/* acquire_invalidate: flush own dirty pages, then invalidate. */
+inline acquire()
+{
+#if defined(BUG_ACQUIRE_DROPS_DIRTY)
+  st[0] = (st[0] == DIRTY -> READ_ONLY : st[0]);    /* the dirty data is */
+  st[1] = (st[1] == DIRTY -> READ_ONLY : st[1]);    /* never sent        */
+  invalidate()
+#elif defined(BUG_INVALIDATE_BEFORE_FLUSH)
+  invalidate();
+  flush_send();
+  flush_wait()
+#else
+  flush_send();
+  flush_wait();
+  invalidate()
+#endif
+}
+
+/* ------------------------------------------------------------- processes */
+
+/* home_apply_diff: the diff handler of one home.  Writes only the bytes in
+ * the mask into the master copy, then acks.  Default: one step, atomic
+ * with respect to fetches and to the home's own accesses. */
+proctype home_server(chan in)
+{
+  byte s, pg, m, v0, v1, v2;
+  xr in;                /* only this process receives on its queue */
+end_wait:
+  do
+  :: atomic {
+       in ? s, pg, m, v0, v1, v2;
+       if :: m & 1 -> master[pg*PS+0] = v0 :: else fi;
+#ifdef HOME_APPLY_BYTEWISE
+     };
+     atomic {
+#endif
+       if :: m & 2 -> master[pg*PS+1] = v1 :: else fi;
+#ifdef HOME_APPLY_BYTEWISE
+     };
+     atomic {
+#endif
+       if :: m & 4 -> master[pg*PS+2] = v2 :: else fi;
+       inflight--;
+#ifndef BUG_NO_ACK_WAIT
+       ackq[s] ! pg;
+#endif
+       s = 0; pg = 0; m = 0; v0 = 0; v1 = 0; v2 = 0
+     }
+  od
+}
+
+/* One node: its one application thread and its coherence runtime. */
+proctype node(byte n)
+{
+  byte cache[NB];       /* cache frames (meaningless while INVALID)        */
+  byte twin[NB];        /* twins (meaningful while DIRTY)                  */
+  byte st[NP];          /* frame state: INVALID / READ_ONLY / DIRTY        */
+  byte mine[NB];        /* ghost: last value this node wrote to its bytes  */
+  byte ncs, nfs, nrel;  /* steps done                                     */
+  byte i, op, v;        /* current access: byte, read (0) or write (1),
+                         * value read or written                           */
+  byte pg, m, pending;  /* used by the flush                               */
+  chan ack = ackq[n];   /* this node's ack queue                           */
+  xr ack;
+
+  do
+  :: ncs < NCS && MAY_CS ->             /* a critical section:           */
+     atomic {
+       lock == 0 -> lock = 1;           /* mutex lock                    */
+       acquire();                       /* ... is an acquire             */
+       if                               /* one access to an L byte       */
+       :: i = 0
+       :: i = 4
+       fi;
+       if
+       :: op = 0
+       :: op = 1
+       fi;
+#ifdef FETCH_BYTEWISE
+     };
+     fault_fetch(i);
+     atomic {
+#else
+       fault_fetch(i);
+#endif
+       access(i);
+       ncs++;
+       flush_send();                    /* mutex unlock is a release:    */
+       flush_wait();                    /*   the diffs are applied ...   */
+       lock = 0                         /*   ... then the lock is free   */
+     }
+  :: nfs < NFS && MAY_FS ->             /* own byte, outside the lock    */
+     atomic {
+       if
+       :: n == 0 -> i = 3
+       :: n == 1 -> i = 1
+       :: n == 2 -> i = 2
+       :: n == 2 -> i = 5
+       fi;
+       op = 1;
+#ifdef OWN_READS
+       if
+       :: op = 0
+       :: skip
+       fi;
+#endif
+#ifdef FETCH_BYTEWISE
+     };
+     fault_fetch(i);
+     atomic {
+#else
+       fault_fetch(i);
+#endif
+       access(i);
+       nfs++
+     }
+  :: nrel < NREL ->                     /* release-store, spawn, send    */
+     atomic { flush_send(); flush_wait(); nrel++ }
+  :: else -> break
+  od;
+  atomic {
+    flush_send();                       /* thread exit: a release        */
+    flush_wait();
+    i = 0;                              /* publish the ghost, exit       */
+    do
+    :: i < NB -> if :: OWNS(n, i) -> last[i] = mine[i] :: else fi; i++
+    :: else -> break
+    od;
+    i = 0;
+    ndone++
+  }
+}
+
+/* P2: once every node has exited and every diff is applied, the master
+ * copies hold the last writes. */
+proctype final_check()
+{
+  byte k;
+  atomic {
+    ndone == NN && inflight == 0;
+    k = 0;
+    do
+    :: k < NB -> assert(master[k] == last[k]); k++
+    :: else -> break
+    od
+  }
+}
+
+init
+{
+  atomic {
+    run home_server(homeq[0]);
+    run home_server(homeq[1]);
+    run node(0);
+    run node(1);
+    run node(2);
+    run final_check()
+  }
+}
