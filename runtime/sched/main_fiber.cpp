@@ -7,32 +7,13 @@
 #include <memory>
 #include <utility>
 
-#include "runtime/heap/partition.hpp"
+#include "runtime/sched/partition_stack.hpp"
 
 namespace dstd::rt {
 
 namespace {
 
 namespace ctx = boost::context;
-
-// A Boost.Context stack allocator drawing from the partition's stack area.
-class partition_stack {
- public:
-  explicit partition_stack(std::size_t usable) : usable_(usable) {}
-
-  ctx::stack_context allocate() {
-    span_ = allocate_stack(usable_);
-    ctx::stack_context sc;
-    sc.size = span_.usable();
-    sc.sp = reinterpret_cast<void*>(span_.top);
-    return sc;
-  }
-  void deallocate(ctx::stack_context&) noexcept { release_stack(span_); }
-
- private:
-  std::size_t usable_;
-  stack_span span_;
-};
 
 std::size_t main_stack_bytes() {
   constexpr std::size_t fallback = 8u << 20;
