@@ -51,6 +51,12 @@ twin_pool twins;
 atomic_counters stats;
 std::atomic<bool> enabled{false};
 std::mutex sync_mutex;
+// True while a thread holds sync_mutex to flush or invalidate. Set before it
+// takes the dirty list: a release that finds the list empty may only return
+// at once when no flush is in flight, because the flush another thread has
+// under way may carry this thread's writes (found by the SPIN model
+// tests/model/coherence_mt.pml, variant BUG_WAIT_OWN_ACKS_ONLY).
+std::atomic<bool> sync_in_progress{false};
 const address_space* space = nullptr;
 // Bytes of the static region that stay private to this node; fixed at init.
 std::vector<byte_range> per_node_bytes;
@@ -314,22 +320,36 @@ bool handle_fault(void* address, bool write) noexcept {
   return true;
 }
 
-void release() {
-  if (!enabled.load(std::memory_order_acquire) || directory.dirty.empty()) return;
-  refuse_on_service_thread("release");
+namespace {
+
+// Runs `work` holding sync_mutex, with sync_in_progress set around it.
+template <class Work>
+void synchronized(const char* what, Work work) {
+  refuse_on_service_thread(what);
   std::lock_guard<std::mutex> lock(sync_mutex);
-  flush_dirty_pages();
+  sync_in_progress.store(true, std::memory_order_seq_cst);
+  work();
+  sync_in_progress.store(false, std::memory_order_release);
+}
+
+bool nothing_to_sync(bool cached_matters) {
+  return directory.dirty.empty() && (!cached_matters || directory.cached.empty()) &&
+         !sync_in_progress.load(std::memory_order_seq_cst);
+}
+
+}  // namespace
+
+void release() {
+  if (!enabled.load(std::memory_order_acquire) || nothing_to_sync(false)) return;
+  synchronized("release", [] { flush_dirty_pages(); });
 }
 
 void acquire() {
-  if (!enabled.load(std::memory_order_acquire) ||
-      (directory.dirty.empty() && directory.cached.empty())) {
-    return;
-  }
-  refuse_on_service_thread("acquire");
-  std::lock_guard<std::mutex> lock(sync_mutex);
-  flush_dirty_pages();
-  invalidate_cached_pages();
+  if (!enabled.load(std::memory_order_acquire) || nothing_to_sync(true)) return;
+  synchronized("acquire", [] {
+    flush_dirty_pages();
+    invalidate_cached_pages();
+  });
 }
 
 counters current_counters() noexcept {

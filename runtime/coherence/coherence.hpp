@@ -18,7 +18,9 @@ namespace dstd::rt::coherence {
 void init();
 
 // Make this node's writes visible at their homes (unlock, release store,
-// thread start, notify, channel send).
+// thread start, notify, channel send). Returns only when every diff this
+// node has in flight — another thread's flush may carry the caller's
+// writes — has been applied at its home.
 void release();
 
 // See writes released by others (lock, acquire load, join, wait return,
