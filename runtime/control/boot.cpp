@@ -24,6 +24,7 @@
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/launch/launch_contract.hpp"
 #include "runtime/sched/main_fiber.hpp"
+#include "runtime/sched/placement.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/shm/shm_transport.hpp"
 
@@ -72,8 +73,11 @@ void boot() {
   ensure_address_space();
   share_static_region();
   node_transport = make_node_transport(env).release();
-  auto records = node_transport->rendezvous(describe_this_node(env.self), env.join_timeout_ms);
+  join_record mine = describe_this_node(env.self);
+  placement::describe(mine);
+  auto records = node_transport->rendezvous(mine, env.join_timeout_ms);
   check_same_program(records, env.self);
+  placement::init(records);
   enable_remote_frees();
   coherence::init();
   set_fork_child_hook(on_fork_child);

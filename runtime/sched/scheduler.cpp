@@ -1,9 +1,11 @@
 // See scheduler.hpp.
 #include "runtime/sched/scheduler.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/context/fiber.hpp>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -13,14 +15,16 @@
 #include <vector>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/futex.hpp"
 #include "runtime/sched/partition_stack.hpp"
 
 namespace dstd::rt::sched {
 
 namespace ctx = boost::context;
 
-// Park states: see park() and unpark().
-enum park_state : int { running = 0, parking = 1, parked = 2, notified = 3 };
+// Park states: see park() and unpark(). A finished fiber waiting on the
+// free list is `dead`; unpark ignores it.
+enum park_state : std::uint32_t { running = 0, parking = 1, parked = 2, notified = 3, dead = 4 };
 
 // Why a fiber switched back to its worker.
 enum class why { yield, park };
@@ -28,21 +32,31 @@ enum class why { yield, park };
 struct fiber {
   ctx::fiber context;  // the fiber, while it is not running
   ctx::fiber worker;   // the worker running it, while it runs
-  std::atomic<int> state{running};
+  std::atomic<std::uint32_t> state{running};
   why reason = why::yield;
   fiber_fn fn = nullptr;
   void* arg = nullptr;
+  bool os_thread = false;  // a waiter for a thread that runs no fiber
+  int home_worker = -1;    // the worker it is bound to, once it has run
+  void* local = nullptr;   // local_slot()
 };
 
 namespace {
 
+struct worker_slot {
+  std::deque<fiber*> ready;  // its own fibers, ready again
+  std::condition_variable wake;
+  bool idle = false;  // waiting on `wake` (under the lock)
+  std::thread thread;
+};
+
 struct node_scheduler {
   std::mutex lock;
-  std::condition_variable wake;     // workers waiting for work
   std::condition_variable drained;  // stop() waiting for the last fiber
-  std::deque<fiber*> ready;
+  std::deque<fiber*> fresh;         // fibers that never ran: any worker
+  std::vector<std::unique_ptr<worker_slot>> workers;
   std::multimap<clock::time_point, fiber*> timers;
-  std::vector<std::thread> workers;
+  std::vector<fiber*> free_fibers;
   bool stopping = false;
   unsigned live = 0;  // fibers not finished (under lock)
   std::atomic<unsigned> runnable{0};
@@ -55,24 +69,45 @@ node_scheduler& node() {
 }
 
 thread_local fiber* running_fiber = nullptr;
+thread_local fiber* thread_waiter = nullptr;
 
 std::size_t env_number(const char* name, std::size_t fallback) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
   char* end = nullptr;
   const unsigned long n = std::strtoul(v, &end, 10);
-  if (*end != '\0' || n == 0) fatal("%s=%s is not a positive number", name, v);
+  if (*end != '\0' || n == 0 || n > 4096) {
+    fatal("%s=%s is not a number from 1 to 4096", name, v);
+  }
   return n;
+}
+
+// Wakes one idle worker, if any (lock held).
+void wake_idle_worker(node_scheduler& s) {
+  for (auto& w : s.workers) {
+    if (w->idle) {
+      w->idle = false;
+      w->wake.notify_one();
+      return;
+    }
+  }
 }
 
 void make_ready(fiber* f) {
   node_scheduler& s = node();
   s.runnable.fetch_add(1, std::memory_order_relaxed);
-  {
-    std::lock_guard<std::mutex> guard(s.lock);
-    s.ready.push_back(f);
+  std::lock_guard<std::mutex> guard(s.lock);
+  if (f->home_worker < 0) {
+    s.fresh.push_back(f);
+    wake_idle_worker(s);
+    return;
   }
-  s.wake.notify_one();
+  worker_slot& w = *s.workers[static_cast<std::size_t>(f->home_worker)];
+  w.ready.push_back(f);
+  if (w.idle) {
+    w.idle = false;
+    w.wake.notify_one();
+  }
 }
 
 void back_to_worker(fiber* f, why reason) {
@@ -89,8 +124,9 @@ void take_due_timers(node_scheduler& s, std::vector<fiber*>& due) {
   }
 }
 
-fiber* next_fiber() {
+fiber* next_fiber(int me) {
   node_scheduler& s = node();
+  worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
   std::vector<fiber*> due;
   std::unique_lock<std::mutex> lk(s.lock);
   for (;;) {
@@ -101,43 +137,58 @@ fiber* next_fiber() {
       due.clear();
       lk.lock();
     }
-    if (!s.ready.empty()) {
-      fiber* f = s.ready.front();
-      s.ready.pop_front();
+    if (!w.ready.empty()) {
+      fiber* f = w.ready.front();
+      w.ready.pop_front();
+      return f;
+    }
+    if (!s.fresh.empty()) {
+      fiber* f = s.fresh.front();
+      s.fresh.pop_front();
+      f->home_worker = me;
       return f;
     }
     if (s.stopping && s.live == 0) return nullptr;
+    w.idle = true;
     if (s.timers.empty()) {
-      s.wake.wait(lk);
+      w.wake.wait(lk);
     } else {
-      s.wake.wait_until(lk, s.timers.begin()->first);
+      w.wake.wait_until(lk, s.timers.begin()->first);
     }
+    w.idle = false;
   }
 }
 
-void worker_loop() {
+// A finished fiber goes to the free list, never back to the allocator.
+void retire(fiber* f) {
   node_scheduler& s = node();
-  while (fiber* f = next_fiber()) {
+  f->state.store(dead, std::memory_order_release);
+  f->local = nullptr;
+  std::lock_guard<std::mutex> guard(s.lock);
+  s.free_fibers.push_back(f);
+  if (--s.live == 0) {
+    s.drained.notify_all();
+    for (auto& w : s.workers) w->wake.notify_one();
+  }
+}
+
+void worker_loop(int me) {
+  node_scheduler& s = node();
+  while (fiber* f = next_fiber(me)) {
     running_fiber = f;
     f->context = std::move(f->context).resume();
     running_fiber = nullptr;
+    s.runnable.fetch_sub(1, std::memory_order_relaxed);
     if (!f->context) {  // the fiber returned; Boost.Context freed its stack
-      s.runnable.fetch_sub(1, std::memory_order_relaxed);
-      delete f;
-      std::lock_guard<std::mutex> guard(s.lock);
-      if (--s.live == 0) {
-        s.drained.notify_all();
-        s.wake.notify_all();
-      }
+      retire(f);
       continue;
     }
-    s.runnable.fetch_sub(1, std::memory_order_relaxed);
     if (f->reason == why::yield) {
       make_ready(f);
       continue;
     }
     // Parking: an unpark that came while it was switching has set notified.
-    int expected = parking;
+    std::uint32_t expected = parking;
     if (!f->state.compare_exchange_strong(expected, parked, std::memory_order_acq_rel)) {
       f->state.store(running, std::memory_order_relaxed);
       make_ready(f);
@@ -145,31 +196,73 @@ void worker_loop() {
   }
 }
 
+fiber* new_fiber() {
+  node_scheduler& s = node();
+  {
+    std::lock_guard<std::mutex> guard(s.lock);
+    ++s.live;
+    if (!s.free_fibers.empty()) {
+      fiber* f = s.free_fibers.back();
+      s.free_fibers.pop_back();
+      return f;
+    }
+  }
+  return new fiber;
+}
+
+// Parks a thread that runs no fiber: sleep on its state word.
+void park_thread(fiber* w, clock::time_point deadline, bool timed) {
+  std::uint32_t expected = running;
+  if (!w->state.compare_exchange_strong(expected, parked, std::memory_order_acq_rel)) {
+    w->state.store(running, std::memory_order_relaxed);  // consume the early unpark
+    return;
+  }
+  while (w->state.load(std::memory_order_acquire) == parked) {
+    if (!timed) {
+      futex::wait(w->state, parked, futex::scope::process_private);
+      continue;
+    }
+    const auto left = deadline - clock::now();
+    if (left <= clock::duration::zero()) break;
+    futex::wait(w->state, parked, futex::scope::process_private,
+                static_cast<std::uint64_t>(
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(left).count()));
+  }
+  expected = parked;  // timed out: take ourselves back (an unpark may race)
+  w->state.compare_exchange_strong(expected, running, std::memory_order_acq_rel);
+}
+
 }  // namespace
+
+unsigned configured_workers() {
+  return static_cast<unsigned>(
+      env_number("DSTD_WORKERS", std::max(1u, std::thread::hardware_concurrency())));
+}
 
 void start(unsigned workers) {
   node_scheduler& s = node();
   std::lock_guard<std::mutex> guard(s.lock);
   if (!s.workers.empty()) return;
-  if (workers == 0) {
-    workers = static_cast<unsigned>(
-        env_number("DSTD_WORKERS", std::max(1u, std::thread::hardware_concurrency())));
-  }
+  if (workers == 0) workers = configured_workers();
   s.stopping = false;
-  for (unsigned i = 0; i < workers; ++i) s.workers.emplace_back(worker_loop);
+  for (unsigned i = 0; i < workers; ++i) s.workers.push_back(std::make_unique<worker_slot>());
+  for (unsigned i = 0; i < workers; ++i) {
+    s.workers[i]->thread = std::thread(worker_loop, static_cast<int>(i));
+  }
 }
 
 void stop() {
   node_scheduler& s = node();
-  std::vector<std::thread> workers;
+  std::vector<std::unique_ptr<worker_slot>> workers;
   {
     std::unique_lock<std::mutex> lk(s.lock);
     s.drained.wait(lk, [&] { return s.live == 0; });
     s.stopping = true;
-    workers.swap(s.workers);
+    for (auto& w : s.workers) w->wake.notify_one();
   }
-  s.wake.notify_all();
-  for (auto& w : workers) w.join();
+  for (auto& w : s.workers) w->thread.join();
+  std::lock_guard<std::mutex> guard(s.lock);
+  s.workers.clear();
 }
 
 unsigned worker_count() {
@@ -179,24 +272,35 @@ unsigned worker_count() {
 }
 
 void spawn(fiber_fn fn, void* arg, std::size_t stack_bytes) {
+  start();
   if (stack_bytes == 0) stack_bytes = env_number("DSTD_STACK_KB", 1024) * 1024;
-  auto* f = new fiber;
+  fiber* f = new_fiber();
   f->fn = fn;
   f->arg = arg;
+  f->home_worker = -1;
+  f->reason = why::yield;
   f->context = ctx::fiber(std::allocator_arg, partition_stack(stack_bytes),
                           [f](ctx::fiber&& worker) {
                             f->worker = std::move(worker);
                             f->fn(f->arg);
                             return std::move(f->worker);
                           });
-  {
-    std::lock_guard<std::mutex> guard(node().lock);
-    ++node().live;
-  }
+  f->state.store(running, std::memory_order_release);
   make_ready(f);
 }
 
 fiber* current() noexcept { return running_fiber; }
+
+fiber* self() {
+  if (running_fiber != nullptr) return running_fiber;
+  if (thread_waiter == nullptr) {
+    thread_waiter = new fiber;  // never freed: see "Waiters" in scheduler.hpp
+    thread_waiter->os_thread = true;
+  }
+  return thread_waiter;
+}
+
+void*& local_slot() { return self()->local; }
 
 void yield() {
   fiber* f = running_fiber;
@@ -209,8 +313,11 @@ void yield() {
 
 void park() {
   fiber* f = running_fiber;
-  if (f == nullptr) fatal("park() called outside a fiber");
-  int expected = running;
+  if (f == nullptr) {
+    park_thread(self(), {}, false);
+    return;
+  }
+  std::uint32_t expected = running;
   if (!f->state.compare_exchange_strong(expected, parking, std::memory_order_acq_rel)) {
     f->state.store(running, std::memory_order_relaxed);  // consume the early unpark
     return;
@@ -218,13 +325,41 @@ void park() {
   back_to_worker(f, why::park);
 }
 
+void park_until(clock::time_point deadline) {
+  fiber* f = running_fiber;
+  if (f == nullptr) {
+    park_thread(self(), deadline, true);
+    return;
+  }
+  if (clock::now() >= deadline) return;
+  node_scheduler& s = node();
+  {
+    std::lock_guard<std::mutex> guard(s.lock);
+    s.timers.emplace(deadline, f);
+    wake_idle_worker(s);  // it may need to wake up earlier than it planned
+  }
+  park();
+  std::lock_guard<std::mutex> guard(s.lock);
+  for (auto it = s.timers.lower_bound(deadline); it != s.timers.end() && it->first == deadline;
+       ++it) {
+    if (it->second == f) {  // woken early by someone else: drop our timer
+      s.timers.erase(it);
+      break;
+    }
+  }
+}
+
 void unpark(fiber* f) noexcept {
   for (;;) {
-    int s = f->state.load(std::memory_order_acquire);
-    if (s == notified) return;
+    std::uint32_t s = f->state.load(std::memory_order_acquire);
+    if (s == notified || s == dead) return;
     if (s == parked) {
       if (f->state.compare_exchange_weak(s, running, std::memory_order_acq_rel)) {
-        make_ready(f);
+        if (f->os_thread) {
+          futex::wake_all(f->state, futex::scope::process_private);
+        } else {
+          make_ready(f);
+        }
         return;
       }
     } else if (f->state.compare_exchange_weak(s, notified, std::memory_order_acq_rel)) {
@@ -234,28 +369,7 @@ void unpark(fiber* f) noexcept {
 }
 
 void sleep_until(clock::time_point deadline) {
-  fiber* f = running_fiber;
-  if (f == nullptr) {
-    std::this_thread::sleep_until(deadline);
-    return;
-  }
-  node_scheduler& s = node();
-  while (clock::now() < deadline) {
-    {
-      std::lock_guard<std::mutex> guard(s.lock);
-      s.timers.emplace(deadline, f);
-    }
-    s.wake.notify_one();  // an idle worker may need an earlier wake-up
-    park();
-    std::lock_guard<std::mutex> guard(s.lock);
-    for (auto it = s.timers.lower_bound(deadline); it != s.timers.end() && it->first == deadline;
-         ++it) {
-      if (it->second == f) {  // woken early by someone else: drop our timer
-        s.timers.erase(it);
-        break;
-      }
-    }
-  }
+  while (clock::now() < deadline) park_until(deadline);
 }
 
 unsigned runnable() noexcept { return node().runnable.load(std::memory_order_relaxed); }

@@ -10,5 +10,7 @@ inline constexpr handler_id shutdown = 1;     // node 0 -> others: the program i
 inline constexpr handler_id remote_free = 2;  // a batch of blocks for their home to free
 inline constexpr handler_id usable_size = 3;  // malloc_usable_size of a block, at its home
 inline constexpr handler_id apply_diffs = 4;  // coherence: a release's page diffs for their home
+inline constexpr handler_id wake_waiter = 5;  // unpark a waiter on its node (sched/remote_wake)
+inline constexpr handler_id start_thread = 6; // run a new dstd thread here (dstd/thread)
 
 }  // namespace dstd::rt::handler_ids

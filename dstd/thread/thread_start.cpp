@@ -1,0 +1,131 @@
+// Starting, running, joining and detaching dstd threads (docs/DESIGN.md §5).
+//
+// A thread_state lives in the creating node's heap and is shared by the
+// dstd::thread object and the running thread (two references, counted in a
+// home word). Its join word, also a home word, is 0 while the thread runs,
+// `finished` once it is done, or else the waiter (scheduler.hpp) of a
+// joiner that is parked on it; whoever comes second of the finishing thread
+// and the joiner sees the other's mark. Waking goes through the waiter's
+// address (remote_wake.hpp), so joiner, thread and state can be on three
+// different nodes.
+//
+// Coherence: the creator releases before a thread starts on another node,
+// which acquires before running; a thread releases when it ends, before
+// marking itself finished; join acquires after seeing the mark.
+#include <cstdio>
+#include <cstring>
+#include <dstd/thread>
+#include <exception>
+#include <typeinfo>
+
+#include "dstd/thread/thread_ids.hpp"
+#include "runtime/coherence/coherence.hpp"
+#include "runtime/common/fatal.hpp"
+#include "runtime/sched/placement.hpp"
+#include "runtime/sched/remote_wake.hpp"
+#include "runtime/sched/scheduler.hpp"
+#include "runtime/sync/home_word.hpp"
+#include "runtime/transport/handler_ids.hpp"
+
+namespace dstd::detail {
+
+namespace hw = rt::home_word;
+
+struct thread_state {
+  std::uint64_t join_word = 0;  // home word: 0, finished or a parked joiner
+  std::uint64_t refs = 2;       // home word: the thread object and the thread
+  std::uint64_t id = 0;
+  node_id node = 0;  // where it runs
+  thread_body* body = nullptr;
+};
+
+namespace {
+
+constexpr std::uint64_t finished = 1;
+
+void drop_ref(thread_state* s) {
+  if (hw::fetch_add(&s->refs, ~std::uint64_t{0}) == 1) delete s;
+}
+
+[[noreturn]] void uncaught_exception_in(const thread_state* s) {
+  const std::uint64_t id = s->id;
+  char what[512] = "an exception not derived from std::exception";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    std::snprintf(what, sizeof what, "%s: %s", typeid(e).name(), e.what());
+  } catch (...) {
+  }
+  std::fprintf(stderr,
+               "dstd: thread %llu.%llu on node %u ended with an uncaught exception (%s); "
+               "terminating the program\n",
+               static_cast<unsigned long long>((id >> 40) - 1),
+               static_cast<unsigned long long>(id & ((std::uint64_t{1} << 40) - 1)),
+               this_node(), what);
+  std::fflush(stderr);
+  std::terminate();
+}
+
+void mark_finished(thread_state* s) {
+  const std::uint64_t joiner = hw::exchange(&s->join_word, finished);
+  if (joiner != 0) rt::sched::wake(reinterpret_cast<rt::sched::fiber*>(joiner));
+}
+
+// The fiber entry of every dstd thread.
+void run_thread(void* arg) {
+  auto* s = static_cast<thread_state*>(arg);
+  if (home_of(s) != this_node()) rt::coherence::acquire();
+  set_current_thread_id(s->id);
+  try {
+    s->body->run();
+  } catch (...) {
+    uncaught_exception_in(s);
+  }
+  delete s->body;
+  rt::coherence::release();
+  mark_finished(s);
+  rt::placement::thread_finished(this_node());
+  drop_ref(s);
+}
+
+void on_start_thread(rt::message& m) {
+  thread_state* s = nullptr;
+  std::memcpy(&s, m.payload().data(), sizeof s);
+  rt::sched::spawn(run_thread, s);
+}
+const rt::handler_registration start_registration{rt::handler_ids::start_thread,
+                                                  &on_start_thread};
+
+}  // namespace
+
+thread_state* start_thread(std::unique_ptr<thread_body> body, node_id where, std::uint64_t& id) {
+  if (where == placed_by_load) where = rt::placement::choose();
+  if (where >= node_count()) rt::fatal("spawn_to: node %u does not exist", where);
+  auto* s = new thread_state;
+  s->id = id = new_thread_id();
+  s->node = where;
+  s->body = body.release();
+  rt::placement::thread_placed(where);
+  if (where == this_node()) {
+    rt::sched::spawn(run_thread, s);
+  } else {
+    rt::coherence::release();
+    rt::current_transport()->post_send(where, rt::handler_ids::start_thread, &s, sizeof s);
+  }
+  return s;
+}
+
+void join_thread(thread_state* s) {
+  rt::sched::fiber* me = rt::sched::self();
+  const std::uint64_t seen = hw::compare_swap(&s->join_word, 0, reinterpret_cast<std::uint64_t>(me));
+  if (seen != 0 && seen != finished) rt::fatal("two threads joined the same dstd::thread");
+  if (seen == 0) {
+    while (hw::load(&s->join_word) != finished) rt::sched::park();
+  }
+  rt::coherence::acquire();
+  drop_ref(s);
+}
+
+void detach_thread(thread_state* s) noexcept { drop_ref(s); }
+
+}  // namespace dstd::detail

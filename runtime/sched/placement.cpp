@@ -1,0 +1,104 @@
+// See placement.hpp.
+#include "runtime/sched/placement.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/common/fatal.hpp"
+#include "runtime/heap/layout.hpp"
+#include "runtime/sched/scheduler.hpp"
+#include "runtime/sync/home_word.hpp"
+
+namespace dstd::rt::placement {
+
+namespace {
+
+struct load_table {
+  std::uint64_t threads[layout::max_nodes];  // home words
+};
+
+enum class policy { spread, local };
+
+struct cluster {
+  node_id self = 0;
+  node_id nodes = 1;
+  policy how = policy::spread;
+  load_table* table = nullptr;  // on node 0
+  unsigned workers[layout::max_nodes] = {};
+  unsigned total_workers = 0;
+};
+
+cluster& state() {
+  static cluster c;
+  return c;
+}
+
+policy policy_from_env() {
+  const char* v = std::getenv("DSTD_PLACEMENT");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "spread") == 0) return policy::spread;
+  if (std::strcmp(v, "local") == 0) return policy::local;
+  fatal("DSTD_PLACEMENT=%s is not a placement policy (use spread or local)", v);
+}
+
+}  // namespace
+
+void describe(join_record& mine) {
+  cluster& c = state();
+  c.how = policy_from_env();
+  mine.workers = sched::configured_workers();
+  mine.placement_table = 0;
+  if (mine.node == 0) {
+    c.table = new load_table{};
+    mine.placement_table = reinterpret_cast<std::uint64_t>(c.table);
+  }
+}
+
+void init(const std::vector<join_record>& all) {
+  cluster& c = state();
+  c.nodes = static_cast<node_id>(all.size());
+  c.table = reinterpret_cast<load_table*>(all[0].placement_table);
+  c.total_workers = 0;
+  for (std::size_t n = 0; n < all.size(); ++n) {
+    c.workers[n] = all[n].workers;
+    c.total_workers += all[n].workers;
+  }
+  const transport* t = current_transport();
+  c.self = t != nullptr ? t->self() : 0;
+}
+
+node_id choose() {
+  cluster& c = state();
+  if (c.nodes <= 1 || c.how == policy::local || c.table == nullptr) return c.self;
+  std::uint64_t threads[layout::max_nodes];
+  if (home_word::is_local(c.table)) {
+    for (node_id n = 0; n < c.nodes; ++n) threads[n] = home_word::load(&c.table->threads[n]);
+  } else {
+    current_transport()->read(threads, reinterpret_cast<gaddr>(c.table->threads),
+                              c.nodes * sizeof(std::uint64_t));
+  }
+  // Least threads per worker: a/wa < b/wb  <=>  a*wb < b*wa.
+  node_id best = c.self;
+  for (node_id n = 0; n < c.nodes; ++n) {
+    if (threads[n] * c.workers[best] < threads[best] * c.workers[n]) best = n;
+  }
+  return best;
+}
+
+void thread_placed(node_id n) {
+  cluster& c = state();
+  if (c.nodes > 1 && c.table != nullptr) home_word::fetch_add(&c.table->threads[n], 1);
+}
+
+void thread_finished(node_id n) {
+  cluster& c = state();
+  if (c.nodes > 1 && c.table != nullptr) {
+    home_word::fetch_add(&c.table->threads[n], ~std::uint64_t{0});
+  }
+}
+
+unsigned cluster_workers() {
+  const cluster& c = state();
+  return c.total_workers != 0 ? c.total_workers : sched::configured_workers();
+}
+
+}  // namespace dstd::rt::placement
