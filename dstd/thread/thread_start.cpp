@@ -12,7 +12,11 @@
 // Coherence: the creator releases before a thread starts on another node,
 // which acquires before running; a thread releases when it ends, before
 // marking itself finished; join acquires after seeing the mark.
+#include <cxxabi.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dstd/thread>
 #include <exception>
@@ -53,7 +57,11 @@ void drop_ref(thread_state* s) {
   try {
     throw;
   } catch (const std::exception& e) {
-    std::snprintf(what, sizeof what, "%s: %s", typeid(e).name(), e.what());
+    int status = 0;
+    char* type = abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status);
+    std::snprintf(what, sizeof what, "%s: %s", type != nullptr ? type : typeid(e).name(),
+                  e.what());
+    std::free(type);
   } catch (...) {
   }
   std::fprintf(stderr,
@@ -100,7 +108,12 @@ const rt::handler_registration start_registration{rt::handler_ids::start_thread,
 
 thread_state* start_thread(std::unique_ptr<thread_body> body, node_id where, std::uint64_t& id) {
   if (where == placed_by_load) where = rt::placement::choose();
-  if (where >= node_count()) rt::fatal("spawn_to: node %u does not exist", where);
+  if (where >= node_count()) {
+    char what[128];
+    std::snprintf(what, sizeof what, "dstd::spawn_on: node %u does not exist (the run has %u)",
+                  where, node_count());
+    throw_thread_error(EINVAL, what);
+  }
   auto* s = new thread_state;
   s->id = id = new_thread_id();
   s->node = where;

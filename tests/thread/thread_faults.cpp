@@ -1,0 +1,30 @@
+// A program that misuses dstd::thread in the way named by argv[1], for
+// thread_faults_test.sh: each must end the whole run with a clear message.
+#include <cstdio>
+#include <cstring>
+#include <dstd/dstd.hpp>
+#include <dstd/thread>
+#include <stdexcept>
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (std::strcmp(mode, "throw-on-last-node") == 0) {
+    dstd::spawn_on(dstd::node_count() - 1, [] {
+      throw std::runtime_error("the answer was not 42");
+    }).join();
+  } else if (std::strcmp(mode, "drop-joinable") == 0) {
+    dstd::thread t([] {});
+    // ~thread of a joinable thread: std::terminate, as with std::thread.
+  } else if (std::strcmp(mode, "spawn-on-missing-node") == 0) {
+    dstd::spawn_on(dstd::node_count(), [] {}).join();
+  } else if (std::strcmp(mode, "ok") == 0) {
+    dstd::thread t([] {});
+    t.join();
+  } else {
+    std::fprintf(stderr, "usage: thread_faults throw-on-last-node|drop-joinable|"
+                         "spawn-on-missing-node|ok\n");
+    return 2;
+  }
+  std::puts("main returned");
+  return 0;
+}
