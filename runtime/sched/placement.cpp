@@ -1,6 +1,7 @@
 // See placement.hpp.
 #include "runtime/sched/placement.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -26,6 +27,7 @@ struct cluster {
   load_table* table = nullptr;  // on node 0
   unsigned workers[layout::max_nodes] = {};
   unsigned total_workers = 0;
+  std::atomic<node_id> next_first{0};  // where the next search starts
 };
 
 cluster& state() {
@@ -76,9 +78,13 @@ node_id choose() {
     current_transport()->read(threads, reinterpret_cast<gaddr>(c.table->threads),
                               c.nodes * sizeof(std::uint64_t));
   }
-  // Least threads per worker: a/wa < b/wb  <=>  a*wb < b*wa.
-  node_id best = c.self;
-  for (node_id n = 0; n < c.nodes; ++n) {
+  // Least threads per worker (a/wa < b/wb  <=>  a*wb < b*wa); among equals
+  // the search starts one node further each time, so a burst of threads
+  // that each end at once still goes round the nodes.
+  const node_id first = c.next_first.fetch_add(1, std::memory_order_relaxed) % c.nodes;
+  node_id best = first;
+  for (node_id i = 1; i < c.nodes; ++i) {
+    const node_id n = (first + i) % c.nodes;
     if (threads[n] * c.workers[best] < threads[best] * c.workers[n]) best = n;
   }
   return best;

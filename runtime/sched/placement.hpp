@@ -4,8 +4,7 @@
 // of dstd threads placed there and not yet finished. Every node updates it
 // with one-sided fetch-and-adds and reads it with one one-sided read, so
 // node 0 runs no code for placement. A node's load is its threads per
-// worker; a new thread goes to the least-loaded node (ties: the spawning
-// node, then the lowest id).
+// worker; a new thread goes to the least-loaded node (ties: round robin).
 //
 // Why threads placed rather than fibers runnable right now: a program
 // spawns threads in bursts; counting a thread from the moment it is placed

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/common/backoff.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/sched/partition_stack.hpp"
@@ -45,8 +46,10 @@ namespace {
 
 struct worker_slot {
   std::deque<fiber*> ready;  // its own fibers, ready again
+  std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
   std::condition_variable wake;
   bool idle = false;  // waiting on `wake` (under the lock)
+  bool fresh_first = false;  // which queue it looks at first next time
   std::thread thread;
 };
 
@@ -54,6 +57,7 @@ struct node_scheduler {
   std::mutex lock;
   std::condition_variable drained;  // stop() waiting for the last fiber
   std::deque<fiber*> fresh;         // fibers that never ran: any worker
+  std::atomic<std::uint32_t> fresh_count{0};  // fresh.size(), to peek without the lock
   std::vector<std::unique_ptr<worker_slot>> workers;
   std::multimap<clock::time_point, fiber*> timers;
   std::vector<fiber*> free_fibers;
@@ -99,11 +103,13 @@ void make_ready(fiber* f) {
   std::lock_guard<std::mutex> guard(s.lock);
   if (f->home_worker < 0) {
     s.fresh.push_back(f);
+    s.fresh_count.fetch_add(1, std::memory_order_release);
     wake_idle_worker(s);
     return;
   }
   worker_slot& w = *s.workers[static_cast<std::size_t>(f->home_worker)];
   w.ready.push_back(f);
+  w.ready_count.fetch_add(1, std::memory_order_release);
   if (w.idle) {
     w.idle = false;
     w.wake.notify_one();
@@ -124,10 +130,40 @@ void take_due_timers(node_scheduler& s, std::vector<fiber*>& due) {
   }
 }
 
+// Queue pops (lock held).
+fiber* take_own(worker_slot& w) {
+  if (w.ready.empty()) return nullptr;
+  fiber* f = w.ready.front();
+  w.ready.pop_front();
+  w.ready_count.fetch_sub(1, std::memory_order_relaxed);
+  return f;
+}
+
+fiber* take_fresh(node_scheduler& s, int me) {
+  if (s.fresh.empty()) return nullptr;
+  fiber* f = s.fresh.front();
+  s.fresh.pop_front();
+  s.fresh_count.fetch_sub(1, std::memory_order_relaxed);
+  f->home_worker = me;
+  return f;
+}
+
+// Before an idle worker sleeps, it watches its queues for a while (spin,
+// then yield: common/backoff.hpp). Waking a sleeping thread costs tens of
+// microseconds on a VM, far more than the hand-offs between fibers and
+// nodes that make a worker idle for a moment.
+void poll_for_work(node_scheduler& s, worker_slot& w) {
+  backoff wait;
+  while (w.ready_count.load(std::memory_order_acquire) == 0 &&
+         s.fresh_count.load(std::memory_order_acquire) == 0 && wait.step()) {
+  }
+}
+
 fiber* next_fiber(int me) {
   node_scheduler& s = node();
   worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
   std::vector<fiber*> due;
+  bool polled = false;
   std::unique_lock<std::mutex> lk(s.lock);
   for (;;) {
     take_due_timers(s, due);
@@ -137,18 +173,21 @@ fiber* next_fiber(int me) {
       due.clear();
       lk.lock();
     }
-    if (!w.ready.empty()) {
-      fiber* f = w.ready.front();
-      w.ready.pop_front();
-      return f;
-    }
-    if (!s.fresh.empty()) {
-      fiber* f = s.fresh.front();
-      s.fresh.pop_front();
-      f->home_worker = me;
-      return f;
-    }
+    // Alternate between the worker's own fibers and new ones, so neither
+    // can starve the other (a fiber yielding in a loop would otherwise keep
+    // its worker from ever starting the fiber it waits for).
+    w.fresh_first = !w.fresh_first;
+    if (fiber* f = w.fresh_first ? take_fresh(s, me) : take_own(w)) return f;
+    if (fiber* f = w.fresh_first ? take_own(w) : take_fresh(s, me)) return f;
     if (s.stopping && s.live == 0) return nullptr;
+    if (!polled) {  // see poll_for_work
+      polled = true;
+      lk.unlock();
+      poll_for_work(s, w);
+      lk.lock();
+      continue;
+    }
+    polled = false;
     w.idle = true;
     if (s.timers.empty()) {
       w.wake.wait(lk);
@@ -189,8 +228,8 @@ void worker_loop(int me) {
     }
     // Parking: an unpark that came while it was switching has set notified.
     std::uint32_t expected = parking;
-    if (!f->state.compare_exchange_strong(expected, parked, std::memory_order_acq_rel)) {
-      f->state.store(running, std::memory_order_relaxed);
+    if (!f->state.compare_exchange_strong(expected, parked)) {
+      f->state.exchange(running);  // a read-modify-write: see "Ordering" at unpark()
       make_ready(f);
     }
   }
@@ -213,11 +252,14 @@ fiber* new_fiber() {
 // Parks a thread that runs no fiber: sleep on its state word.
 void park_thread(fiber* w, clock::time_point deadline, bool timed) {
   std::uint32_t expected = running;
-  if (!w->state.compare_exchange_strong(expected, parked, std::memory_order_acq_rel)) {
-    w->state.store(running, std::memory_order_relaxed);  // consume the early unpark
+  if (!w->state.compare_exchange_strong(expected, parked)) {
+    w->state.exchange(running);  // consume the early unpark (see unpark())
     return;
   }
-  while (w->state.load(std::memory_order_acquire) == parked) {
+  backoff spin;  // a wake-up often comes within microseconds: see poll_for_work
+  while (w->state.load() == parked) {
+    if (timed && clock::now() >= deadline) break;
+    if (spin.step()) continue;
     if (!timed) {
       futex::wait(w->state, parked, futex::scope::process_private);
       continue;
@@ -229,7 +271,7 @@ void park_thread(fiber* w, clock::time_point deadline, bool timed) {
                     std::chrono::duration_cast<std::chrono::nanoseconds>(left).count()));
   }
   expected = parked;  // timed out: take ourselves back (an unpark may race)
-  w->state.compare_exchange_strong(expected, running, std::memory_order_acq_rel);
+  w->state.compare_exchange_strong(expected, running);
 }
 
 }  // namespace
@@ -318,8 +360,8 @@ void park() {
     return;
   }
   std::uint32_t expected = running;
-  if (!f->state.compare_exchange_strong(expected, parking, std::memory_order_acq_rel)) {
-    f->state.store(running, std::memory_order_relaxed);  // consume the early unpark
+  if (!f->state.compare_exchange_strong(expected, parking)) {
+    f->state.exchange(running);  // consume the early unpark (see unpark())
     return;
   }
   back_to_worker(f, why::park);
@@ -349,12 +391,20 @@ void park_until(clock::time_point deadline) {
   }
 }
 
+// Ordering: every access to a park state is seq_cst, and a waiter consumes
+// a permit with an exchange, not a store. The waker writes its condition,
+// then reads the state; the waiter writes the state, then reads the
+// condition. That is the store-buffering pattern: with weaker orders (x86
+// lets a load pass an earlier store), the waker could see `notified` and
+// leave while the waiter, consuming that permit, still read the old
+// condition, and both would miss each other. The scheduler ping-pong test
+// lost wake-ups this way within seconds.
 void unpark(fiber* f) noexcept {
   for (;;) {
-    std::uint32_t s = f->state.load(std::memory_order_acquire);
+    std::uint32_t s = f->state.load();
     if (s == notified || s == dead) return;
     if (s == parked) {
-      if (f->state.compare_exchange_weak(s, running, std::memory_order_acq_rel)) {
+      if (f->state.compare_exchange_weak(s, running)) {
         if (f->os_thread) {
           futex::wake_all(f->state, futex::scope::process_private);
         } else {
@@ -362,7 +412,7 @@ void unpark(fiber* f) noexcept {
         }
         return;
       }
-    } else if (f->state.compare_exchange_weak(s, notified, std::memory_order_acq_rel)) {
+    } else if (f->state.compare_exchange_weak(s, notified)) {
       return;  // running or still parking: its park returns / it is requeued
     }
   }
