@@ -16,10 +16,10 @@ cp -r "$src/tests/install/consumer" "$work/consumer"
 cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/consumer/build" >/dev/null
 out=$("$prefix/bin/dstdrun" -n 2 --timeout 30 "$work/consumer/build/consumer")
-[ "$out" = "consumer: node 0 of 2" ] || { echo "find_package build printed: $out"; exit 1; }
+[ "$out" = "consumer: node 0 of 2, thread ran on node 1" ] || { echo "find_package build printed: $out"; exit 1; }
 
 pc_dir=$(dirname "$(find "$prefix" -name dstd.pc)")
 PKG_CONFIG_PATH=$pc_dir make -s -C "$work/consumer" consumer_make
 out=$("$prefix/bin/dstdrun" -n 2 --timeout 30 "$work/consumer/consumer_make")
-[ "$out" = "consumer: node 0 of 2" ] || { echo "pkg-config build printed: $out"; exit 1; }
+[ "$out" = "consumer: node 0 of 2, thread ran on node 1" ] || { echo "pkg-config build printed: $out"; exit 1; }
 echo "install test: find_package and pkg-config builds both ran on 2 nodes"
