@@ -1,5 +1,6 @@
 // A program that misuses dstd::thread in the way named by argv[1], for
 // thread_faults_test.sh: each must end the whole run with a clear message.
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <dstd/dstd.hpp>
@@ -17,12 +18,18 @@ int main(int argc, char** argv) {
     // ~thread of a joinable thread: std::terminate, as with std::thread.
   } else if (std::strcmp(mode, "spawn-on-missing-node") == 0) {
     dstd::spawn_on(dstd::node_count(), [] {}).join();
+  } else if (std::strcmp(mode, "detached-still-running") == 0) {
+    // As with std: the program ends when main returns, whatever its
+    // detached threads (here, on the last node) are doing.
+    dstd::spawn_on(dstd::node_count() - 1, [] {
+      dstd::this_thread::sleep_for(std::chrono::hours(1));
+    }).detach();
   } else if (std::strcmp(mode, "ok") == 0) {
     dstd::thread t([] {});
     t.join();
   } else {
     std::fprintf(stderr, "usage: thread_faults throw-on-last-node|drop-joinable|"
-                         "spawn-on-missing-node|ok\n");
+                         "spawn-on-missing-node|detached-still-running|ok\n");
     return 2;
   }
   std::puts("main returned");

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -195,6 +196,17 @@ TEST(Thread, StopRequestCrossesNodesWithCallbacks) {
   EXPECT_TRUE(late);
   EXPECT_FALSE(dstd::stop_source(dstd::nostopstate).stop_possible());
   EXPECT_FALSE(dstd::stop_token().stop_possible());
+}
+
+// A thread that runs no fiber (a plain std::thread) can start and join dstd
+// threads too: it parks on a futex instead of a fiber switch.
+TEST(Thread, PlainOsThreadsStartAndJoinDstdThreads) {
+  dstd::node_id ran = 99;
+  std::thread os_thread([&ran] {
+    dstd::spawn_on(last_node(), [&ran] { ran = dstd::this_node(); }).join();
+  });
+  os_thread.join();
+  EXPECT_EQ(ran, last_node());
 }
 
 TEST(Thread, HardwareConcurrencyIsTheWorkersOfEveryNode) {
