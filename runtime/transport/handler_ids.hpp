@@ -12,5 +12,9 @@ inline constexpr handler_id usable_size = 3;  // malloc_usable_size of a block, 
 inline constexpr handler_id apply_diffs = 4;  // coherence: a release's page diffs for their home
 inline constexpr handler_id wake_waiter = 5;  // unpark a waiter on its node (sched/remote_wake)
 inline constexpr handler_id start_thread = 6; // run a new dstd thread here (dstd/thread)
+inline constexpr handler_id futex_wait = 7;   // sync/home_futex: queue a waiter at the word's home
+inline constexpr handler_id futex_cancel = 8; // ... take a timed-out waiter off the queue
+inline constexpr handler_id futex_wake = 9;   // ... wake waiters of a word
+inline constexpr handler_id futex_woken = 10; // ... tell a waiter's node it was woken
 
 }  // namespace dstd::rt::handler_ids
