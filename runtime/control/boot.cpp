@@ -25,6 +25,7 @@
 #include "runtime/launch/launch_contract.hpp"
 #include "runtime/sched/main_fiber.hpp"
 #include "runtime/sched/placement.hpp"
+#include "runtime/sync/lock_table.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/shm/shm_transport.hpp"
 
@@ -75,9 +76,11 @@ void boot() {
   node_transport = make_node_transport(env).release();
   join_record mine = describe_this_node(env.self);
   placement::describe(mine);
+  lock_table::describe(mine);
   auto records = node_transport->rendezvous(mine, env.join_timeout_ms);
   check_same_program(records, env.self);
   placement::init(records);
+  lock_table::init(records);
   enable_remote_frees();
   coherence::init();
   set_fork_child_hook(on_fork_child);

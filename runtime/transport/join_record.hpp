@@ -22,6 +22,7 @@ struct join_record {
   char exe_path[256];              // for error messages
   std::uint32_t workers;           // scheduler workers (placement, hardware_concurrency)
   std::uint64_t placement_table;   // node 0 only: where the load table lives
+  std::uint64_t lock_table;        // node 0 only: locks of large atomics (sync/lock_table)
 };
 
 }  // namespace dstd::rt
