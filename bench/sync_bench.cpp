@@ -1,0 +1,234 @@
+// Sync costs: an uncontended dstd::mutex and dstd::atomic fetch_add on an
+// object homed on this node and on another node, against std::mutex and
+// std::atomic in the same program; and a counter behind one mutex that
+// 8 threads increment (dstd: 2 threads on each of 4 nodes; std: 8 OS
+// threads in this process).
+//
+//   build/bin/dstdrun -n 4 build/bin/sync_bench [increments-per-thread]
+//
+// (On one node the other-node rows are skipped; with fewer than 4 nodes the
+// contended dstd row uses 2 threads on each node there is.)
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <dstd/dstd.hpp>
+#include <dstd/sync>
+#include <dstd/thread>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/harness.hpp"
+#include "runtime/sched/scheduler.hpp"
+
+namespace {
+
+namespace bench = dstd::bench;
+namespace sched = dstd::rt::sched;
+
+constexpr int batch = 10000;
+constexpr int samples = 101;
+
+// Keeps the compiler from dropping a result.
+std::atomic<std::uint64_t> sink{0};
+
+// Row 1 and 2: lock+unlock of a free mutex.
+template <class Mutex>
+bench::result lock_unlock(std::string name, Mutex& m) {
+  return bench::measure(std::move(name), [&m] {
+    m.lock();
+    m.unlock();
+  }, batch, samples);
+}
+
+// Row 3: fetch_add on an atomic counter.
+template <class Atomic>
+bench::result fetch_add(std::string name, Atomic& a, std::memory_order o) {
+  std::uint64_t acc = 0;
+  bench::result r =
+      bench::measure(std::move(name), [&a, &acc, o] { acc += a.fetch_add(1, o); }, batch, samples);
+  sink.fetch_add(acc, std::memory_order_relaxed);
+  return r;
+}
+
+// Row 4: `threads` threads each do `n` lock/++counter/unlock; returns the
+// median over `reps` runs of wall time / total increments (spawn and join
+// included), and checks the count.
+struct contended_result {
+  bench::result r;
+  bool count_ok;
+};
+
+template <class Run>
+contended_result contended(std::string name, int reps, std::uint64_t expected, Run&& run) {
+  std::vector<double> per_inc;
+  bool ok = true;
+  for (int s = 0; s < reps; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::uint64_t got = run();
+    const auto t1 = std::chrono::steady_clock::now();
+    if (got != expected) {
+      std::fprintf(stderr, "%s: counter is %llu, expected %llu\n", name.c_str(),
+                   static_cast<unsigned long long>(got), static_cast<unsigned long long>(expected));
+      ok = false;
+    }
+    per_inc.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
+                      static_cast<double>(expected));
+  }
+  std::sort(per_inc.begin(), per_inc.end());
+  auto at = [&](double q) {
+    return per_inc[static_cast<std::size_t>(q * double(per_inc.size() - 1))];
+  };
+  return {{std::move(name), at(0.5), at(0.1), at(0.9)}, ok};
+}
+
+// The mutex and counter of a dstd contended run, both homed on node 0.
+struct shared_counter {
+  dstd::mutex m;
+  std::uint64_t counter = 0;
+};
+
+void add_n(shared_counter* c, int n) {
+  for (int i = 0; i < n; ++i) {
+    c->m.lock();
+    ++c->counter;
+    c->m.unlock();
+  }
+}
+
+// `per_node` dstd threads on each of nodes 0..nodes-1.
+std::uint64_t dstd_contended(unsigned nodes, int per_node, int n) {
+  auto* c = new shared_counter;  // called on node 0: homed there
+  std::vector<dstd::thread> ts;
+  for (unsigned node = 0; node < nodes; ++node) {
+    for (int k = 0; k < per_node; ++k) ts.push_back(dstd::spawn_on(node, add_n, c, n));
+  }
+  for (auto& t : ts) t.join();
+  const std::uint64_t got = c->counter;
+  delete c;
+  return got;
+}
+
+std::uint64_t std_contended(int threads, int n) {
+  std::mutex m;
+  std::uint64_t counter = 0;
+  std::vector<std::thread> ts;
+  for (int k = 0; k < threads; ++k) {
+    ts.emplace_back([&m, &counter, n] {
+      for (int i = 0; i < n; ++i) {
+        m.lock();
+        ++counter;
+        m.unlock();
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  return counter;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 2000;  // increments per thread
+  const int reps = 5;
+  const unsigned nodes = dstd::node_count();
+  std::vector<bench::result> rows;
+  bool ok = true;
+
+  // Uncontended rows, measured from a dstd thread on node 0.
+  dstd::spawn_on(0, [&rows, &ok, nodes] {
+    std::mutex sm;
+    rows.push_back(lock_unlock("std::mutex lock+unlock", sm));
+
+    auto* lm = new dstd::mutex;  // homed on node 0
+    if (dstd::home_of(lm) != 0) {
+      std::fprintf(stderr, "local mutex homed on node %u\n", dstd::home_of(lm));
+      ok = false;
+    }
+    rows.push_back(lock_unlock("dstd::mutex lock+unlock, home here", *lm));
+
+    dstd::mutex* rm = nullptr;
+    dstd::atomic<std::uint64_t>* ra = nullptr;
+    if (nodes > 1) {
+      dstd::spawn_on(1, [&rm, &ra] {
+        rm = new dstd::mutex;  // homed on node 1
+        ra = new dstd::atomic<std::uint64_t>(0);
+      }).join();
+      if (dstd::home_of(rm) != 1 || dstd::home_of(ra) != 1) {
+        std::fprintf(stderr, "remote objects homed on nodes %u, %u\n", dstd::home_of(rm),
+                     dstd::home_of(ra));
+        ok = false;
+      }
+      rows.push_back(lock_unlock("dstd::mutex lock+unlock, home node 1", *rm));
+    }
+
+    std::atomic<std::uint64_t> sa{0};
+    rows.push_back(fetch_add("std::atomic fetch_add seq_cst", sa, std::memory_order_seq_cst));
+    rows.push_back(fetch_add("std::atomic fetch_add relaxed", sa, std::memory_order_relaxed));
+
+    auto* la = new dstd::atomic<std::uint64_t>(0);
+    rows.push_back(fetch_add("dstd::atomic fetch_add seq_cst, home here", *la,
+                             std::memory_order_seq_cst));
+    rows.push_back(fetch_add("dstd::atomic fetch_add relaxed, home here", *la,
+                             std::memory_order_relaxed));
+    if (ra != nullptr) {
+      rows.push_back(fetch_add("dstd::atomic fetch_add seq_cst, home node 1", *ra,
+                               std::memory_order_seq_cst));
+      rows.push_back(fetch_add("dstd::atomic fetch_add relaxed, home node 1", *ra,
+                               std::memory_order_relaxed));
+      const std::uint64_t expect = 2ull * (samples + 1) * batch;
+      if (ra->load() != expect) {
+        std::fprintf(stderr, "remote atomic is %llu, expected %llu\n",
+                     static_cast<unsigned long long>(ra->load()),
+                     static_cast<unsigned long long>(expect));
+        ok = false;
+      }
+    }
+    // Freed on the node that allocated them is not required: delete sends
+    // remote blocks home.
+    delete la;
+    delete lm;
+    delete ra;
+    delete rm;
+  }).join();
+
+  // Contended rows: 8 threads, n increments each.
+  std::vector<bench::result> crow;
+  const std::uint64_t total = 8ull * static_cast<std::uint64_t>(n);
+  auto add = [&](contended_result c) {
+    crow.push_back(c.r);
+    ok = ok && c.count_ok;
+  };
+  add(contended("std::mutex, 8 std::threads", reps, total, [n] { return std_contended(8, n); }));
+  dstd::spawn_on(0, [&] {
+    add(contended("dstd::mutex, 8 dstd threads on node 0", reps, total,
+                  [n] { return dstd_contended(1, 8, n); }));
+    if (nodes >= 2) {
+      const unsigned use = std::min(nodes, 4u);
+      const int per_node = static_cast<int>(8 / use);
+      char name[64];
+      std::snprintf(name, sizeof name, "dstd::mutex, %u nodes x %d dstd threads", use, per_node);
+      add(contended(name, reps, static_cast<std::uint64_t>(use) * per_node * n,
+                    [use, per_node, n] { return dstd_contended(use, per_node, n); }));
+    }
+  }).join();
+
+  char title[160];
+  std::snprintf(title, sizeof title, "dstd sync, %u node(s), %u worker(s) per node, uncontended",
+                nodes, sched::configured_workers());
+  bench::print_table(title, rows);
+  std::snprintf(title, sizeof title,
+                "\ncontended counter, %d increments per thread, %d runs: ns per increment "
+                "(wall / increments)",
+                n, reps);
+  bench::print_table(title, crow);
+  if (!ok) {
+    std::fprintf(stderr, "sync_bench: a check failed\n");
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,29 @@
+// Helpers for the sync tests: place threads and objects on given nodes.
+// Node numbers wrap around, so a test written for 4 nodes also runs on 1
+// and 2 (with fewer distinct nodes).
+#pragma once
+
+#include <dstd/dstd.hpp>
+#include <dstd/thread>
+#include <memory>
+#include <utility>
+
+namespace dstd::test {
+
+inline node_id wrap(unsigned n) { return n % node_count(); }
+
+// A thread on node n (mod the node count).
+template <class F>
+thread start_on(unsigned n, F&& f) {
+  return spawn_on(wrap(n), std::forward<F>(f));
+}
+
+// A T made on node n, so its home is n.
+template <class T, class... Args>
+std::unique_ptr<T> make_on(unsigned n, Args&&... args) {
+  T* made = nullptr;
+  spawn_on(wrap(n), [&] { made = new T(std::forward<Args>(args)...); }).join();
+  return std::unique_ptr<T>(made);
+}
+
+}  // namespace dstd::test
