@@ -4,10 +4,13 @@
 // 8 threads increment (dstd: 2 threads on each of 4 nodes; std: 8 OS
 // threads in this process).
 //
-//   build/bin/dstdrun -n 4 build/bin/sync_bench [increments-per-thread]
+//   build/bin/dstdrun -n 4 build/bin/sync_bench [N-nodes [N-local]]
 //
-// (On one node the other-node rows are skipped; with fewer than 4 nodes the
-// contended dstd row uses 2 threads on each node there is.)
+// N-nodes (default 2000) is the increments per thread of the row that spans
+// nodes, N-local (default 100000) those of the rows inside one process,
+// which are fast enough that with 2000 the spawns and joins would dominate.
+// (On one node the other-node rows are skipped; with 2 or 3 nodes the
+// spanning row puts 8 / nodes threads on each node.)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -133,8 +136,10 @@ std::uint64_t std_contended(int threads, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::atoi(argv[1]) : 2000;  // increments per thread
-  const int reps = 5;
+  const int n_nodes = argc > 1 ? std::atoi(argv[1]) : 2000;   // increments per thread
+  const int n_local = argc > 2 ? std::atoi(argv[2]) : 100000;
+  const int reps_nodes = 5;
+  const int reps_local = 11;
   const unsigned nodes = dstd::node_count();
   std::vector<bench::result> rows;
   bool ok = true;
@@ -196,24 +201,25 @@ int main(int argc, char** argv) {
     delete rm;
   }).join();
 
-  // Contended rows: 8 threads, n increments each.
+  // Contended rows: 8 threads.
   std::vector<bench::result> crow;
-  const std::uint64_t total = 8ull * static_cast<std::uint64_t>(n);
+  const std::uint64_t total_local = 8ull * static_cast<std::uint64_t>(n_local);
   auto add = [&](contended_result c) {
     crow.push_back(c.r);
     ok = ok && c.count_ok;
   };
-  add(contended("std::mutex, 8 std::threads", reps, total, [n] { return std_contended(8, n); }));
+  add(contended("std::mutex, 8 std::threads", reps_local, total_local,
+                [n_local] { return std_contended(8, n_local); }));
   dstd::spawn_on(0, [&] {
-    add(contended("dstd::mutex, 8 dstd threads on node 0", reps, total,
-                  [n] { return dstd_contended(1, 8, n); }));
+    add(contended("dstd::mutex, 8 dstd threads on node 0", reps_local, total_local,
+                  [n_local] { return dstd_contended(1, 8, n_local); }));
     if (nodes >= 2) {
       const unsigned use = std::min(nodes, 4u);
       const int per_node = static_cast<int>(8 / use);
       char name[64];
       std::snprintf(name, sizeof name, "dstd::mutex, %u nodes x %d dstd threads", use, per_node);
-      add(contended(name, reps, static_cast<std::uint64_t>(use) * per_node * n,
-                    [use, per_node, n] { return dstd_contended(use, per_node, n); }));
+      add(contended(name, reps_nodes, static_cast<std::uint64_t>(use) * per_node * n_nodes,
+                    [use, per_node, n_nodes] { return dstd_contended(use, per_node, n_nodes); }));
     }
   }).join();
 
@@ -222,9 +228,10 @@ int main(int argc, char** argv) {
                 nodes, sched::configured_workers());
   bench::print_table(title, rows);
   std::snprintf(title, sizeof title,
-                "\ncontended counter, %d increments per thread, %d runs: ns per increment "
-                "(wall / increments)",
-                n, reps);
+                "\ncontended counter, ns per increment (wall / increments, spawn and join "
+                "included);\n%d increments per thread, %d runs in one process; %d and %d runs "
+                "across nodes",
+                n_local, reps_local, n_nodes, reps_nodes);
   bench::print_table(title, crow);
   if (!ok) {
     std::fprintf(stderr, "sync_bench: a check failed\n");
