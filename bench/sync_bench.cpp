@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
     }
   }).join();
 
-  char title[160];
+  char title[256];
   std::snprintf(title, sizeof title, "dstd sync, %u node(s), %u worker(s) per node, uncontended",
                 nodes, sched::configured_workers());
   bench::print_table(title, rows);
