@@ -35,6 +35,9 @@ struct node_stats {
   std::uint64_t acquires;               // acquires that invalidated pages
   std::uint64_t remote_frees_sent;      // blocks freed here, sent to their homes
   std::uint64_t remote_frees_received;  // blocks other nodes sent here to free
+  std::uint64_t messages_sent;          // transport messages (sends, calls, replies)
+  std::uint64_t messages_received;      // messages whose handlers ran here
+  std::uint64_t one_sided_operations;   // remote reads, writes and atomics issued
 };
 
 node_stats stats() noexcept;

@@ -108,7 +108,8 @@ void print_stats_if_asked() {
   std::fprintf(stderr,
                "dstd stats: node %u: read_faults=%llu write_faults=%llu pages_fetched=%llu "
                "bytes_fetched=%llu diff_bytes_sent=%llu pages_invalidated=%llu fault_ms=%.3f "
-               "releases=%llu acquires=%llu remote_frees_sent=%llu remote_frees_received=%llu\n",
+               "releases=%llu acquires=%llu remote_frees_sent=%llu remote_frees_received=%llu "
+               "messages_sent=%llu messages_received=%llu one_sided=%llu\n",
                current_node_env().self, static_cast<unsigned long long>(s.read_faults),
                static_cast<unsigned long long>(s.write_faults),
                static_cast<unsigned long long>(s.pages_fetched),
@@ -119,7 +120,10 @@ void print_stats_if_asked() {
                static_cast<unsigned long long>(s.releases),
                static_cast<unsigned long long>(s.acquires),
                static_cast<unsigned long long>(s.remote_frees_sent),
-               static_cast<unsigned long long>(s.remote_frees_received));
+               static_cast<unsigned long long>(s.remote_frees_received),
+               static_cast<unsigned long long>(s.messages_sent),
+               static_cast<unsigned long long>(s.messages_received),
+               static_cast<unsigned long long>(s.one_sided_operations));
 }
 
 [[noreturn]] void serve_until_shutdown() {

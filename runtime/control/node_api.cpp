@@ -21,9 +21,12 @@ node_id home_of(const void* p) noexcept {
 node_stats stats() noexcept {
   const rt::coherence::counters c = rt::coherence::current_counters();
   const rt::remote_free_counts f = rt::remote_free_stats();
-  return {c.read_faults,       c.write_faults, c.pages_fetched, c.bytes_fetched,
-          c.diff_bytes_sent,   c.pages_invalidated, c.fault_ns, c.releases,
-          c.acquires,          f.sent,         f.received};
+  const rt::transport* t = rt::current_transport();
+  const rt::transport::traffic m = t != nullptr ? t->traffic_counts() : rt::transport::traffic{};
+  return {c.read_faults,     c.write_faults,      c.pages_fetched, c.bytes_fetched,
+          c.diff_bytes_sent, c.pages_invalidated, c.fault_ns,      c.releases,
+          c.acquires,        f.sent,              f.received,      m.messages_sent,
+          m.messages_received, m.one_sided};
 }
 
 }  // namespace dstd

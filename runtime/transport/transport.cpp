@@ -54,6 +54,7 @@ reply_token message::defer() {
 
 void transport::dispatch(handler_id h, node_id from, std::span<const std::byte> payload,
                          bool wants_reply, std::uint64_t cookie) {
+  received_.fetch_add(1, std::memory_order_relaxed);
   handler_fn fn = find_handler(h);
   if (fn == nullptr) fatal("message from node %u for handler %u, which is not registered", from, h);
   message m;

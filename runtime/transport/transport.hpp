@@ -24,6 +24,7 @@
 // run (dstdrun stops every node), so callers never handle partial failure.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -123,8 +124,23 @@ class transport {
   // True on the thread that runs handlers.
   virtual bool on_service_thread() const = 0;
 
+  // What this node has sent and received so far (dstd::stats()).
+  struct traffic {
+    std::uint64_t messages_sent;      // sends, calls and replies
+    std::uint64_t messages_received;  // sends and calls run here
+    std::uint64_t one_sided;          // reads, writes and atomics issued
+  };
+  traffic traffic_counts() const {
+    return {sent_.load(std::memory_order_relaxed), received_.load(std::memory_order_relaxed),
+            one_sided_.load(std::memory_order_relaxed)};
+  }
+
  protected:
   transport(node_id self, node_id nodes) : self_(self), nodes_(nodes) {}
+
+  // For backends: count what they send (dispatch counts what arrives).
+  void count_message_sent() { sent_.fetch_add(1, std::memory_order_relaxed); }
+  void count_one_sided() { one_sided_.fetch_add(1, std::memory_order_relaxed); }
 
   // For backends: run the handler for an incoming message; answers calls the
   // handler left unanswered.
@@ -135,6 +151,9 @@ class transport {
   friend class message;
   node_id self_;
   node_id nodes_;
+  std::atomic<std::uint64_t> sent_{0};
+  std::atomic<std::uint64_t> received_{0};
+  std::atomic<std::uint64_t> one_sided_{0};
 };
 
 // Handler ids below first_user_handler belong to the runtime

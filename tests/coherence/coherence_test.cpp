@@ -317,12 +317,13 @@ void counting_worker(const worker_context& ctx) {
   setup.pages[3 * 4096 + 8] = 1;
   dstd::rt::coherence::release();
   const dstd::node_stats after = dstd::stats();
-  *setup.deltas = dstd::node_stats{after.read_faults - before.read_faults,
-                                   after.write_faults - before.write_faults,
-                                   after.pages_fetched - before.pages_fetched,
-                                   after.bytes_fetched - before.bytes_fetched,
-                                   after.diff_bytes_sent - before.diff_bytes_sent,
-                                   0, 0, 0, 0, 0, 0};
+  dstd::node_stats d{};
+  d.read_faults = after.read_faults - before.read_faults;
+  d.write_faults = after.write_faults - before.write_faults;
+  d.pages_fetched = after.pages_fetched - before.pages_fetched;
+  d.bytes_fetched = after.bytes_fetched - before.bytes_fetched;
+  d.diff_bytes_sent = after.diff_bytes_sent - before.diff_bytes_sent;
+  *setup.deltas = d;
 }
 
 TEST(Coherence, CountersTrackFaultsFetchesAndDiffs) {

@@ -67,6 +67,37 @@ TEST(Mutex, ProtectedCounterIsExactAcrossNodes) {
   EXPECT_EQ(recursive_counter, expected);
 }
 
+// Uncontended lock and unlock of a mutex homed on the caller's node are CPU
+// atomics only: no message, no remote operation. Homed on another node,
+// they are one-sided atomics, still without a message.
+TEST(Mutex, UncontendedLockSendsNoMessage) {
+  for (unsigned n = 0; n < dstd::node_count(); ++n) {
+    dstd::spawn_on(n, [n] {
+      dstd::mutex local;
+      const dstd::node_stats before = dstd::stats();
+      for (int i = 0; i < 1000; ++i) {
+        local.lock();
+        local.unlock();
+      }
+      const dstd::node_stats after = dstd::stats();
+      EXPECT_EQ(after.messages_sent, before.messages_sent) << "node " << n;
+      EXPECT_EQ(after.one_sided_operations, before.one_sided_operations) << "node " << n;
+    }).join();
+  }
+  if (dstd::node_count() < 2) return;
+  auto remote = make_on<dstd::mutex>(0);
+  dstd::spawn_on(1, [&remote] {
+    const dstd::node_stats before = dstd::stats();
+    for (int i = 0; i < 1000; ++i) {
+      remote->lock();
+      remote->unlock();
+    }
+    const dstd::node_stats after = dstd::stats();
+    EXPECT_EQ(after.messages_sent, before.messages_sent);
+    EXPECT_GE(after.one_sided_operations - before.one_sided_operations, 2000u);
+  }).join();
+}
+
 TEST(Mutex, TryLockAndTimedVariants) {
   auto m = make_on<dstd::timed_mutex>(2);
   dstd::atomic<int> held{0};

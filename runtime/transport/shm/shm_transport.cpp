@@ -137,17 +137,20 @@ class shm_transport final : public transport {
   // --- one-sided -------------------------------------------------------------
 
   void post_read(void* dst, gaddr src, std::size_t len, completion& c) override {
+    count_one_sided();
     std::memcpy(dst, window(src, len), len);
     c.finish();
   }
 
   void post_write(gaddr dst, const void* src, std::size_t len, completion& c) override {
+    count_one_sided();
     std::memcpy(window(dst, len), src, len);
     c.finish();
   }
 
   void post_compare_swap(gaddr target, std::uint64_t expected, std::uint64_t desired,
                          std::uint64_t* old, completion& c) override {
+    count_one_sided();
     std::atomic_ref<std::uint64_t> word(*atomic_word(target, "compare-and-swap"));
     word.compare_exchange_strong(expected, desired, std::memory_order_seq_cst);
     *old = expected;  // on failure compare_exchange stored the current value
@@ -156,6 +159,7 @@ class shm_transport final : public transport {
 
   void post_fetch_add(gaddr target, std::uint64_t add, std::uint64_t* old,
                       completion& c) override {
+    count_one_sided();
     std::atomic_ref<std::uint64_t> word(*atomic_word(target, "fetch-and-add"));
     *old = word.fetch_add(add, std::memory_order_seq_cst);
     c.finish();
@@ -223,6 +227,7 @@ class shm_transport final : public transport {
 
   void push(node_id to, const record_header& rh, const void* payload) {
     if (to >= nodes()) fatal("message to node %u, but the run has %u nodes", to, nodes());
+    count_message_sent();
     ring_view r = outbound_[to];
     {
       // The service thread never blocks on the lock: the holder may be an
