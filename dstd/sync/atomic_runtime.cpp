@@ -76,6 +76,13 @@ std::uint64_t remote_exchange(volatile void* p, unsigned size, std::uint64_t v) 
 
 bool remote_compare_exchange(volatile void* p, unsigned size, std::uint64_t& expected,
                              std::uint64_t desired) {
+  if (size == 8) {  // the object is the word: one remote operation
+    const std::uint64_t seen =
+        hw::compare_swap(reinterpret_cast<std::uint64_t*>(const_cast<void*>(p)), expected, desired);
+    if (seen == expected) return true;
+    expected = seen;
+    return false;
+  }
   const lane l = lane_of(p, size);
   const std::uint64_t want = expected & (l.mask >> l.shift);
   std::uint64_t word = hw::load(l.word);

@@ -30,7 +30,12 @@ class lock_word {
     return true;
   }
   void give() noexcept {
-    if (w_.exchange(0, memory_order_relaxed) == 2) wake_waiters(w_.ptr(), false);
+    // Usually nobody waits (1): one compare-and-swap, which costs a single
+    // remote operation when the home is elsewhere (an exchange costs two).
+    std::uint64_t held = 1;
+    if (w_.compare_exchange_strong(held, 0, memory_order_relaxed)) return;
+    w_.store(0, memory_order_relaxed);
+    wake_waiters(w_.ptr(), false);
   }
 
  private:
