@@ -51,13 +51,18 @@ bool enqueue_if_unchanged(const std::uint64_t* word, std::uint64_t expected, con
 }
 
 // On the home: take the waiter off the queue. False if a wake took it.
-bool dequeue(const std::uint64_t* word, woken_flag* flag) {
+// The entry is found by its waiter, unique in the whole run (a heap object
+// with one wait at a time), together with its flag. The flag alone is not
+// enough: a thread that runs no fiber has its stack outside the global
+// range, so two such threads on two nodes can have their flags at the same
+// address (the SPIN model in tests/model/futex.pml found this).
+bool dequeue(const std::uint64_t* word, sched::fiber* waiter, woken_flag* flag) {
   wait_table& t = table();
   std::lock_guard<std::mutex> guard(t.lock);
   auto it = t.queues.find(reinterpret_cast<std::uintptr_t>(word));
   if (it == t.queues.end()) return false;
   for (auto e = it->second.begin(); e != it->second.end(); ++e) {
-    if (e->flag == flag) {
+    if (e->waiter == waiter && e->flag == flag) {
       it->second.erase(e);
       if (it->second.empty()) t.queues.erase(it);
       return true;
@@ -127,13 +132,14 @@ const handler_registration wait_registration{handler_ids::futex_wait, &on_wait};
 
 struct cancel_message {
   const std::uint64_t* word;
+  sched::fiber* waiter;
   woken_flag* flag;
 };
 
 void on_cancel(message& m) {
   cancel_message c{};
   std::memcpy(&c, m.payload().data(), sizeof c);
-  const std::uint8_t removed = dequeue(c.word, c.flag) ? 1 : 0;
+  const std::uint8_t removed = dequeue(c.word, c.waiter, c.flag) ? 1 : 0;
   m.reply(&removed, 1);
 }
 const handler_registration cancel_registration{handler_ids::futex_cancel, &on_cancel};
@@ -162,8 +168,9 @@ bool queue_me(const std::uint64_t* word, std::uint64_t expected, woken_flag* fla
 }
 
 bool unqueue_me(const std::uint64_t* word, woken_flag* flag) {
-  if (home_is_here(word)) return dequeue(word, flag);
-  const cancel_message c{word, flag};
+  sched::fiber* me = sched::self();
+  if (home_is_here(word)) return dequeue(word, me, flag);
+  const cancel_message c{word, me, flag};
   const auto reply = current_transport()->call(dstd::home_of(word), handler_ids::futex_cancel, &c,
                                                sizeof c);
   return !reply.empty() && reply[0] == std::byte{1};
