@@ -23,21 +23,7 @@ class basic_shared_mutex {
   basic_shared_mutex(const basic_shared_mutex&) = delete;
   basic_shared_mutex& operator=(const basic_shared_mutex&) = delete;
 
-  void lock() {
-    for (;;) {
-      std::uint64_t s = w_.load(memory_order_relaxed);
-      if ((s & ~pending) == 0) {
-        if (w_.compare_exchange_strong(s, writer, memory_order_relaxed)) break;
-        continue;
-      }
-      if ((s & pending) == 0) {
-        w_.compare_exchange_strong(s, s | pending, memory_order_relaxed);
-        continue;
-      }
-      wait_while_equal(w_.ptr(), 8, s);
-    }
-    sync_acquire();
-  }
+  void lock() { take_exclusive(nullptr); }
   bool try_lock() noexcept {
     std::uint64_t s = w_.load(memory_order_relaxed);
     if ((s & ~pending) != 0 || !w_.compare_exchange_strong(s, writer, memory_order_relaxed)) {
@@ -52,17 +38,7 @@ class basic_shared_mutex {
     wake_waiters(w_.ptr(), true);
   }
 
-  void lock_shared() {
-    for (;;) {
-      std::uint64_t s = w_.load(memory_order_relaxed);
-      if ((s & (writer | pending)) == 0) {
-        if (w_.compare_exchange_strong(s, s + 1, memory_order_relaxed)) break;
-        continue;
-      }
-      wait_while_equal(w_.ptr(), 8, s);
-    }
-    sync_acquire();
-  }
+  void lock_shared() { take_shared(nullptr); }
   bool try_lock_shared() noexcept {
     std::uint64_t s = w_.load(memory_order_relaxed);
     while ((s & (writer | pending)) == 0) {
@@ -80,34 +56,53 @@ class basic_shared_mutex {
   }
 
  protected:
-  bool lock_until(std::chrono::steady_clock::time_point deadline) {
+  using deadline = std::chrono::steady_clock::time_point;
+
+  // Exclusive: take the word when only `pending` may be set. Untimed
+  // writers announce themselves with `pending`; timed ones do not.
+  bool take_exclusive(const deadline* until) {
     for (;;) {
       std::uint64_t s = w_.load(memory_order_relaxed);
       if ((s & ~pending) == 0) {
         if (w_.compare_exchange_strong(s, writer, memory_order_relaxed)) break;
         continue;
       }
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      wait_while_equal_until(w_.ptr(), 8, s, deadline);
+      if (until == nullptr && (s & pending) == 0) {
+        w_.compare_exchange_strong(s, s | pending, memory_order_relaxed);
+        continue;
+      }
+      if (!wait_for_change(s, until)) return false;
     }
     sync_acquire();
     return true;
   }
-  bool lock_shared_until(std::chrono::steady_clock::time_point deadline) {
+
+  // Shared: one more reader, when no writer holds or waits.
+  bool take_shared(const deadline* until) {
     for (;;) {
       std::uint64_t s = w_.load(memory_order_relaxed);
       if ((s & (writer | pending)) == 0) {
         if (w_.compare_exchange_strong(s, s + 1, memory_order_relaxed)) break;
         continue;
       }
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      wait_while_equal_until(w_.ptr(), 8, s, deadline);
+      if (!wait_for_change(s, until)) return false;
     }
     sync_acquire();
     return true;
   }
 
  private:
+  // Sleeps while the word is `seen`; false once the deadline has passed.
+  bool wait_for_change(std::uint64_t seen, const deadline* until) {
+    if (until == nullptr) {
+      wait_while_equal(w_.ptr(), 8, seen);
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= *until) return false;
+    wait_while_equal_until(w_.ptr(), 8, seen, *until);
+    return true;
+  }
+
   atomic<std::uint64_t> w_{0};
 };
 
@@ -123,7 +118,8 @@ class shared_timed_mutex : public detail::basic_shared_mutex {
   }
   template <class Clock, class Duration>
   bool try_lock_until(const std::chrono::time_point<Clock, Duration>& t) {
-    return lock_until(detail::steady_deadline(t));
+    const deadline until = detail::steady_deadline(t);
+    return take_exclusive(&until);
   }
   template <class Rep, class Period>
   bool try_lock_shared_for(const std::chrono::duration<Rep, Period>& d) {
@@ -131,7 +127,8 @@ class shared_timed_mutex : public detail::basic_shared_mutex {
   }
   template <class Clock, class Duration>
   bool try_lock_shared_until(const std::chrono::time_point<Clock, Duration>& t) {
-    return lock_shared_until(detail::steady_deadline(t));
+    const deadline until = detail::steady_deadline(t);
+    return take_shared(&until);
   }
 };
 
