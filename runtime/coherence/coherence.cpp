@@ -10,6 +10,18 @@
 // its home. A page found dirty during an acquire (written after that
 // acquire's own flush) is refreshed, not dropped: the home's copy with the
 // local changes on top.
+//
+// What makes them complete (docs/DESIGN.md §4.4; issue 10 broke both):
+//  - every page whose frame is readable, or is being fetched, is on the
+//    cached list or locked by an acquire that took it from there: a fault
+//    lists the page before it fetches (an acquire that takes the list later
+//    began before the fetch, so the fetch sees what it synchronized with);
+//  - every page whose frame is writable is on the dirty list or locked by
+//    a flush that took it from there: a fault lists the page before it
+//    makes the frame writable (another worker may write it without a fault
+//    and release at once).
+// A list push is followed by a seq_cst fence, as is the start of the fast
+// path that skips a release or acquire when both lists are empty.
 #include "runtime/coherence/coherence.hpp"
 
 #include <sys/mman.h>
@@ -26,6 +38,7 @@
 #include "runtime/coherence/diff.hpp"
 #include "runtime/coherence/page_directory.hpp"
 #include "runtime/coherence/twin_pool.hpp"
+#include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/static_exclusions.hpp"
@@ -168,6 +181,7 @@ std::uint64_t take_and_lock(page_list& list, std::vector<std::uint64_t>& pages, 
   std::sort(pages.begin(), pages.begin() + static_cast<std::ptrdiff_t>(n));
   std::uint64_t kept = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
+    chaos::point();  // taken off the list, not yet locked
     const page_state st = directory.lock(pages[i]);
     if (st == keep) {
       pages[kept++] = pages[i];
@@ -199,6 +213,7 @@ void flush_dirty_pages() {
       directory.unlock(index, page_state::read_only);
     }
   }
+  chaos::point();  // pages unlocked and read-only, diffs not yet sent
   batcher.send_and_wait();
   if (any) stats.releases.fetch_add(1, std::memory_order_relaxed);
 }
@@ -239,9 +254,10 @@ void invalidate_cached_pages() {
     dropped += n;
   }
   for (std::uint64_t index : still_cached) {  // locked by take_and_lock
+    chaos::point();
     refresh_dirty_page(index);
+    directory.cached.push(index);  // listed again before another thread can use it
     directory.unlock(index, page_state::dirty);
-    directory.cached.push(index);
   }
   stats.pages_invalidated.fetch_add(dropped, std::memory_order_relaxed);
   if (dropped) stats.acquires.fetch_add(1, std::memory_order_relaxed);
@@ -299,21 +315,38 @@ bool handle_fault(void* address, bool write) noexcept {
   if (!space->backing_offset(a, page, offset)) return false;
   const std::uint64_t index = offset / page;
   const std::uint64_t start = now_ns();
+  chaos::point();
   page_state st = directory.lock(index);
+  chaos::point();
   if (st == page_state::invalid) {
+    // Listed before the fetch (issue 10): an acquire on another worker that
+    // takes the list after this push waits on the page lock and then drops
+    // the page; one that took the list before it began before this fetch.
+    // The fence keeps the fetch's reads from passing the push (else they
+    // could still read bytes older than a release that acquire then sees).
+    directory.cached.push(index);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    chaos::point();
     fetch(index, a);
+    chaos::point();  // fetched, not yet readable
     protect(a, PROT_READ);
     st = page_state::read_only;
-    directory.cached.push(index);
   }
   if (write && st == page_state::read_only) {
     const std::uint32_t slot = twins.take();
     std::memcpy(twins.bytes(slot), alias_of(index), page);
     directory.set_twin(index, slot);
+    // Listed before it is writable (issue 10): once it is, another worker
+    // may write the page without a fault and then release; that release
+    // must find the page on the dirty list (and wait for its lock), or it
+    // returns with the write still here.
+    directory.dirty.push(index);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    chaos::point();
     protect(a, PROT_READ | PROT_WRITE);
     st = page_state::dirty;
-    directory.dirty.push(index);
   }
+  chaos::point();
   directory.unlock(index, st);
   (write ? stats.write_faults : stats.read_faults).fetch_add(1, std::memory_order_relaxed);
   stats.fault_ns.fetch_add(now_ns() - start, std::memory_order_relaxed);
@@ -332,9 +365,17 @@ void synchronized(const char* what, Work work) {
   sync_in_progress.store(false, std::memory_order_release);
 }
 
+// The fast path. The fence pairs with the one after each push in
+// handle_fault: either this thread sees the push, or the faulting thread's
+// fetch (or its writer's stores) come after everything this thread's
+// synchronization operation made visible.
 bool nothing_to_sync(bool cached_matters) {
-  return directory.dirty.empty() && (!cached_matters || directory.cached.empty()) &&
-         !sync_in_progress.load(std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!directory.dirty.empty()) return false;
+  chaos::point();
+  if (cached_matters && !directory.cached.empty()) return false;
+  chaos::point();
+  return !sync_in_progress.load(std::memory_order_seq_cst);
 }
 
 }  // namespace

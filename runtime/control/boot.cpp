@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/coherence/coherence.hpp"
@@ -66,6 +67,7 @@ void on_fork_child() {
 }
 
 void boot() {
+  chaos::configure_from_env();
   const node_env& env = current_node_env();
   if (env.launched && env.nodes > 1 && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
     fatal("address-space randomization is on for this node; start the program with dstdrun, "

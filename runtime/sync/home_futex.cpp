@@ -1,4 +1,5 @@
 // See home_futex.hpp.
+#include "runtime/common/chaos.hpp"
 #include "runtime/sync/home_futex.hpp"
 
 #include <atomic>
@@ -75,6 +76,7 @@ bool dequeue(const std::uint64_t* word, sched::fiber* waiter, woken_flag* flag) 
 // the waiter may return; the unpark of a waiter that moved on is harmless.)
 void mark_woken(const entry& e) {
   e.flag->store(1);
+  chaos::point();
   sched::unpark(e.waiter);
 }
 
@@ -179,6 +181,7 @@ bool unqueue_me(const std::uint64_t* word, woken_flag* flag) {
 bool wait_impl(const std::uint64_t* word, std::uint64_t expected, const clock::time_point* deadline) {
   woken_flag flag{0};
   if (!queue_me(word, expected, &flag)) return true;
+  chaos::point();  // queued, not yet parked
   while (flag.load() == 0) {
     if (deadline == nullptr) {
       sched::park();

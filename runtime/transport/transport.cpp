@@ -1,5 +1,6 @@
 // The backend-independent parts of the transport: completions, messages,
 // the blocking conveniences, and dispatch to handlers.
+#include "runtime/common/chaos.hpp"
 #include "runtime/transport/transport.hpp"
 
 #include "runtime/common/backoff.hpp"
@@ -55,6 +56,7 @@ reply_token message::defer() {
 void transport::dispatch(handler_id h, node_id from, std::span<const std::byte> payload,
                          bool wants_reply, std::uint64_t cookie) {
   received_.fetch_add(1, std::memory_order_relaxed);
+  chaos::point();  // a message that arrived, not yet handled
   handler_fn fn = find_handler(h);
   if (fn == nullptr) fatal("message from node %u for handler %u, which is not registered", from, h);
   message m;

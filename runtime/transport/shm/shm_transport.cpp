@@ -8,6 +8,7 @@
 // send lock or for ring space, it keeps draining its own inbound rings into a
 // local backlog. The backlog is handled before the rings, which keeps
 // per-peer order.
+#include "runtime/common/chaos.hpp"
 #include "runtime/transport/shm/shm_transport.hpp"
 
 #include <sys/mman.h>
@@ -139,12 +140,14 @@ class shm_transport final : public transport {
   void post_read(void* dst, gaddr src, std::size_t len, completion& c) override {
     count_one_sided();
     std::memcpy(dst, window(src, len), len);
+    chaos::point();  // done at the target, not yet seen as done
     c.finish();
   }
 
   void post_write(gaddr dst, const void* src, std::size_t len, completion& c) override {
     count_one_sided();
     std::memcpy(window(dst, len), src, len);
+    chaos::point();  // done at the target, not yet seen as done
     c.finish();
   }
 
@@ -154,6 +157,7 @@ class shm_transport final : public transport {
     std::atomic_ref<std::uint64_t> word(*atomic_word(target, "compare-and-swap"));
     word.compare_exchange_strong(expected, desired, std::memory_order_seq_cst);
     *old = expected;  // on failure compare_exchange stored the current value
+    chaos::point();  // done at the target, not yet seen as done
     c.finish();
   }
 
@@ -162,6 +166,7 @@ class shm_transport final : public transport {
     count_one_sided();
     std::atomic_ref<std::uint64_t> word(*atomic_word(target, "fetch-and-add"));
     *old = word.fetch_add(add, std::memory_order_seq_cst);
+    chaos::point();  // done at the target, not yet seen as done
     c.finish();
   }
 
@@ -228,6 +233,7 @@ class shm_transport final : public transport {
   void push(node_id to, const record_header& rh, const void* payload) {
     if (to >= nodes()) fatal("message to node %u, but the run has %u nodes", to, nodes());
     count_message_sent();
+    chaos::point();  // about to send
     ring_view r = outbound_[to];
     {
       // The service thread never blocks on the lock: the holder may be an

@@ -1,0 +1,70 @@
+// See chaos.hpp.
+#include "runtime/common/chaos.hpp"
+
+#include <sched.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "runtime/common/fatal.hpp"
+
+namespace dstd::rt::chaos {
+
+namespace detail {
+bool enabled = false;
+}  // namespace detail
+
+namespace {
+
+std::uint64_t seed = 0;
+std::atomic<std::uint64_t> draws{0};
+
+// splitmix64: a good 64-bit mix of (seed, draw number).
+std::uint64_t mix(std::uint64_t x) noexcept {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t now_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
+}
+
+void spin_for(std::uint64_t ns) noexcept {
+  const std::uint64_t until = now_ns() + ns;
+  while (now_ns() < until) __builtin_ia32_pause();
+}
+
+}  // namespace
+
+void detail::delay() noexcept {
+  const std::uint64_t r = mix(seed ^ mix(draws.fetch_add(1, std::memory_order_relaxed)));
+  const std::uint64_t pick = r % 64, more = r >> 8;
+  if (pick < 32) return;                          // half of the time: no delay
+  if (pick < 52) return spin_for(more % 4000);    // up to 4 us
+  if (pick < 60) return spin_for(4000 + more % 40000);  // 4 to 44 us
+  if (pick < 63) return void(sched_yield());      // let another thread run
+  // Rarely, long enough for a whole exchange elsewhere (an unlock, a wake-up
+  // message, a lock and an acquire on another worker) to fit in the window.
+  timespec ts{0, static_cast<long>(100000 + more % 400000)};  // 0.1 to 0.5 ms
+  nanosleep(&ts, nullptr);
+}
+
+void configure_from_env() {
+  const char* text = std::getenv("DSTD_CHAOS");
+  if (text == nullptr || *text == '\0') return;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0') {
+    fatal("DSTD_CHAOS=%s is not a seed (a number from 0 to 2^64-1)", text);
+  }
+  seed = v;
+  detail::enabled = true;
+}
+
+}  // namespace dstd::rt::chaos
