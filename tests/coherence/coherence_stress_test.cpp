@@ -1,19 +1,23 @@
 // Stress for the coherence protocol under a node's own concurrency: several
 // threads on every node, on several workers, fault on, flush and invalidate
-// the same cache frames at once. Issue 10 was a lost update found this way:
-// a page whose fetch was in flight on one worker while another worker of
-// the node acquired was missed by that acquire and kept bytes older than
-// the release it synchronized with.
+// the same cache frames at once. Issue 10 found two lost updates this way:
+//  - a page whose fetch was in flight on one worker while another worker of
+//    the node acquired was missed by that acquire and kept bytes older than
+//    the release it synchronized with (the counters below catch it);
+//  - a page made writable before it was listed dirty let another worker
+//    write it without a fault and release with the write still local (the
+//    Treiber stack catches it).
 //
 // Two programs a user would write, each checked exactly against a replay of
 // the same seeded operations in one process:
 //  - counters packed into shared pages, each behind its own dstd::mutex,
-//    incremented under std::scoped_lock (several locks at once, too);
+//    incremented under std::lock_guard or, two at once, std::scoped_lock;
 //  - a Treiber stack of plain nodes linked through a dstd::atomic head; the
 //    nodes carry plain payloads written before a push and checked after a
 //    pop.
 // Run at 3, 4 and 8 nodes with 2 workers each, and under DSTD_CHAOS
-// (tests/CMakeLists.txt). DSTD_STRESS_OPS sets the operations per thread.
+// (tests/CMakeLists.txt). DSTD_STRESS_OPS sets the operations per thread,
+// DSTD_STRESS_THREADS the threads per node.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -34,12 +38,21 @@ int ops_per_thread() {
   return n > 0 ? n : 1500;
 }
 
-// Two threads on every node, placed there explicitly so that each node's
-// two workers really run them side by side.
+// Threads per node: DSTD_STRESS_THREADS, default 2.
+unsigned threads_per_node() {
+  const char* v = std::getenv("DSTD_STRESS_THREADS");
+  const int n = v != nullptr ? std::atoi(v) : 2;
+  return n > 0 ? static_cast<unsigned>(n) : 2;
+}
+
+unsigned thread_count() { return threads_per_node() * dstd::node_count(); }
+
+// threads_per_node() threads on every node, placed there explicitly so that
+// each node's workers really run them side by side.
 template <class Body>
-void run_two_threads_per_node(Body body) {
+void run_threads_on_every_node(Body body) {
   std::vector<dstd::thread> threads;
-  const unsigned count = 2 * dstd::node_count();
+  const unsigned count = thread_count();
   for (unsigned i = 0; i < count; ++i) {
     threads.push_back(dstd::spawn_on(i % dstd::node_count(), body, i));
   }
@@ -72,7 +85,7 @@ struct counter_op {
 std::vector<counter_op> counter_ops_of(unsigned thread, int count) {
   std::mt19937_64 rng(0xc0ffee + thread);
   std::vector<counter_op> ops;
-  const unsigned lane = thread / dstd::node_count() % 2;  // which of its node's two threads
+  const unsigned lane = thread / dstd::node_count() % 2;  // alternates between a node's threads
   auto pick = [&] { return static_cast<int>(2 * (rng() % (counter_count / 2)) + lane); };
   for (int i = 0; i < count; ++i) {
     const int a = pick();
@@ -86,7 +99,7 @@ TEST(CoherenceStress, CountersSharingPagesUnderTheirOwnMutexesLoseNoUpdate) {
   const int per_thread = ops_per_thread();
   auto pages = std::make_unique<counter_pages>();  // node 0's heap
   std::vector<dstd::mutex> locks(counter_count);
-  run_two_threads_per_node([&](unsigned thread) {
+  run_threads_on_every_node([&](unsigned thread) {
     for (const counter_op& op : counter_ops_of(thread, per_thread)) {
       auto& a = pages->slots[op.first];
       if (op.second == op.first) {
@@ -106,7 +119,7 @@ TEST(CoherenceStress, CountersSharingPagesUnderTheirOwnMutexesLoseNoUpdate) {
   });
 
   std::vector<long> value(counter_count, 0), updates(counter_count, 0);
-  for (unsigned t = 0; t < 2 * dstd::node_count(); ++t) {
+  for (unsigned t = 0; t < thread_count(); ++t) {
     for (const counter_op& op : counter_ops_of(t, per_thread)) {
       value[static_cast<std::size_t>(op.first)] += op.delta;
       ++updates[static_cast<std::size_t>(op.first)];
@@ -182,8 +195,8 @@ TEST(CoherenceStress, TreiberStackOnAnAtomicHeadKeepsEveryNodeAndPayload) {
     pool[i] = {0, 0, i, ~std::uint64_t{i}};
     stack.push(i);
   }
-  std::vector<long> garbled(2 * dstd::node_count(), 0);
-  run_two_threads_per_node([&](unsigned thread) {
+  std::vector<long> garbled(thread_count(), 0);
+  run_threads_on_every_node([&](unsigned thread) {
     long bad = 0;
     for (int op = 0; op < per_thread; ++op) {
       const long i = stack.pop();
@@ -213,12 +226,12 @@ TEST(CoherenceStress, TreiberStackOnAnAtomicHeadKeepsEveryNodeAndPayload) {
   }
   std::uint64_t expected_sum = 0;
   for (std::uint32_t i = 0; i < pool_size; ++i) expected_sum += i;
-  for (unsigned t = 0; t < 2 * dstd::node_count(); ++t) {
+  for (unsigned t = 0; t < thread_count(); ++t) {
     for (int op = 0; op < per_thread; ++op) expected_sum += delta_of(t, op);
     EXPECT_EQ(garbled[t], 0) << "thread " << t << " popped nodes with a torn payload";
   }
   EXPECT_EQ(reachable, pool_size) << "nodes lost from the stack";
-  EXPECT_EQ(pops, std::uint64_t(per_thread) * 2 * dstd::node_count());
+  EXPECT_EQ(pops, std::uint64_t(per_thread) * thread_count());
   EXPECT_EQ(sum, expected_sum) << "payload updates lost";
 }
 
