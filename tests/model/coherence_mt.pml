@@ -1,427 +1,684 @@
 /*
- * coherence_mt.pml -- the coherence protocol with two threads on one node.
+ * coherence_mt.pml -- the coherence protocol of runtime/coherence/
+ * coherence.cpp with two threads on one node, step by step as the code
+ * runs them (docs/DESIGN.md s.4; tests/model/README.md says how to run it).
  *
- * coherence.pml checks the protocol with one thread per node, so a node's
- * own flushes, invalidations and fetches never race its own accesses.  In
- * dstd a node runs several fibers on several worker threads (DESIGN s.4:
- * "page state changes take a per-page lock, and a write that races a flush
- * faults and waits; no write is ever lost").  This model checks that rule.
+ * coherence.pml checks the protocol with one thread per node.  Here node 2
+ * runs two worker threads, A and B, that share its cache frames, its page
+ * directory and its sync_mutex; their faults, releases and acquires
+ * interleave at the granularity of the code, so that races between one
+ * thread's fault and the other's acquire or release can be seen.  (The
+ * model this file replaces locked every cached page at once in an
+ * acquire, which the code never did, and so missed issue 10.)
  *
- * Same layout as coherence.pml: 3 nodes, 2 pages of 3 bytes, home of page
- * p = node p, bytes
- *     page 0 (home 0):  0 = L        1 = node 1's   2 = node 2's
- *     page 1 (home 1):  3 = node 0's 4 = L          5 = node 2's
- * Threads:
- *     tid 0: node 0      NCS01 critical sections (read or write an L byte;
- *     tid 1: node 1      with OWN01, each after a write of its own byte)
+ * Layout (as coherence.pml): 3 nodes, 2 pages of 3 bytes, home of page p =
+ * node p; a home reads and writes its page in place (master[]):
+ *     page 0 (home 0):  0 = L        1 = (unused)   2 = B's
+ *     page 1 (home 1):  3 = (unused) 4 = L          5 = B's
+ * L bytes are only accessed under the mutex (or, with MP, published by an
+ * atomic flag); bytes 2 and 5 belong to thread B, which accesses them
+ * outside any lock while A and the other nodes access the L byte of the
+ * same page (false sharing; legal C++).  Threads:
+ *     tid 0: node 0      NCS0 critical sections: lock; read or write an L
+ *     tid 1: node 1      NCS1 critical sections     byte; unlock
  *     tid 2: node 2, A   NCS2 critical sections
- *     tid 3: node 2, B   NFS2 reads or writes of node 2's own bytes
- *                        (outside the lock), each maybe followed by a
- *                        release (a channel send, say)
- * Threads A and B share node 2's cache frames.  B's accesses and releases
- * race A's acquires and releases on the same pages: that is legal C++
- * (different bytes), and exactly what the per-page lock must handle.
+ *     tid 3: node 2, B   NFS2 reads or writes of byte 2 or 5, each maybe
+ *                        followed by a release (B_ACQUIRES: or an acquire)
+ * and every thread ends with a release (thread exit).  A write stores a
+ * value that differs from the byte's current one (1 or 2).
+ * With MP (message passing through an atomic, instead of the mutex):
+ * node 1 writes byte 0, then flag[1].store(release) (release(), then the
+ * store at the flag's home); with MP=2 node 0 likewise writes byte 4 and
+ * stores flag[0].  A runs flag[1].load(acquire) (the load at the home,
+ * then acquire()) and, if it saw 1, reads byte 0; with MP=2 then the same
+ * with flag[0] and byte 4.  B as above.
  *
- * A node's frames, per page: st (INVALID / READ_ONLY / DIRTY; a store
- * succeeds without a fault only on a DIRTY = writable frame), the cache
- * bytes, the twin, and pl, the page lock (0 = free, else the holder's
- * tid + 1).  Acks are counted per node (nfl[n]: diffs of node n not yet
- * applied) and per thread (tfl[t]).
+ * State per node (typedef Node), as in page_directory.hpp / coherence.cpp:
+ *     c[]     the cache frames (the alias view)
+ *     tw[]    the twins
+ *     st[p]   the directory's page_state: INVALID / READ_ONLY / DIRTY
+ *     pr[p]   the application view's protection (PROT_NONE / READ / RW):
+ *             the MMU lets a load through unless NONE, a store only on RW
+ *     pl[p]   the page's lock bit (0 free, else holder tid + 1)
+ *     cached, dirty   directory.cached / directory.dirty as sets (bit p):
+ *             the code guarantees a page is on a list at most once (P4)
+ *     smx, sip        sync_mutex (holder tid + 1) and sync_in_progress
+ * Diffs travel in apply_diffs messages (homeq[home], FIFO) to the home's
+ * handler (proctype home_server), which applies the masked bytes and acks;
+ * tfl[t] counts the diffs thread t sent and the home has not yet applied.
  *
- * The protocol as this model requires it (the correct variant):
- *   fault (read on INVALID; write on INVALID or READ_ONLY): under the page
- *       lock, held for the whole fault including the fetch: fetch if
- *       INVALID; twin + DIRTY if writing; then the access
- *   release (flush): for each DIRTY page, under its page lock:
- *       write-protect, diff, send, drop twin, READ_ONLY; then wait until
- *       every diff the NODE has sent is applied -- not only this thread's:
- *       another thread may already have flushed (and so sent) a page this
- *       thread wrote, and then this thread finds nothing dirty
- *   acquire: lock ALL cached pages; flush the DIRTY ones; wait as above;
- *       invalidate them all; unlock
- * Variants that SPIN must reject:
- *   BUG_WAIT_OWN_ACKS_ONLY   a release (or acquire) waits only for the
- *       diffs its own thread sent: B's release sends the page holding A's
- *       critical-section write; A's unlock finds the page clean and frees
- *       the mutex before the home has applied B's diff -> the next owner
- *       of the mutex reads the old value
- *   BUG_TWO_PASS_ACQUIRE     acquire = a release-style flush, then a
- *       separate pass that invalidates the READ_ONLY pages: a page B
- *       dirties in between is skipped and keeps bytes fetched before the
- *       acquire -> A reads a stale L byte
- *   BUG_INVALIDATE_BEFORE_ACK acquire invalidates and unlocks the pages
- *       before the homes have applied its flush: B refetches a page before
- *       its own write (flushed by A) reached the home -> B reads its own
- *       byte stale
- *   BUG_FETCH_UNLOCKED       a fault drops the page lock while the fetch
- *       is in flight: A's acquire can run in between (nothing to
- *       invalidate yet), then B installs a copy fetched before A's acquire
- *   BUG_NO_WRITE_PROTECT     flush diffs and sends, and only later maps the
- *       page READ_ONLY and drops the twin: a store of B in between is in
- *       neither the diff nor the next twin -> lost
- * Properties: as in coherence.pml (P1 L reads under the lock, P1' own-byte
- * reads, P2 master == last writes at the end, no invalid end state).
- * Step granularity: same Lipton argument as in coherence.pml; the page
- * lock is a lock (acquire right mover, release left mover).
+ * Steps of the code, in order (a step = one atomic block here):
+ *   access (inline access): a load or store runs when pr[] lets it; else
+ *     the fault handler, handle_fault():
+ *       F1 directory.lock(index) (waits until free); INVALID ->
+ *          directory.cached.push(index)         (issue 10's fix, with the
+ *          seq_cst fence; BUG_PUSH_CACHED_AFTER_FETCH: see F3)
+ *       F2 fetch(index, a)                      (one step, or one per byte
+ *          with FETCH_BYTEWISE)
+ *       F3 protect(a, PROT_READ), st = read_only; on a read, unlock
+ *          (BUG_PUSH_CACHED_AFTER_FETCH: the push is here, the code before
+ *          the fix)
+ *       F4 on a write (after F3, or in F1 when the page is read_only):
+ *          twin (take + memcpy + set_twin), directory.dirty.push(index)
+ *          (issue 10's second fix, with the fence), protect(a, PROT_READ |
+ *          PROT_WRITE), unlock(dirty).  BUG_PUSH_DIRTY_AFTER_PROTECT, the
+ *          code before the fix: push after the protect, F4 two steps.
+ *     then the instruction is retried (next loop iteration).
+ *   release(): nothing_to_sync(false): R1 load dirty.empty(); if true,
+ *     R2 load sync_in_progress; if false too, return.  Otherwise
+ *     synchronized(): R3 lock sync_mutex, sync_in_progress = true;
+ *     flush_dirty_pages(); R4 send_and_wait()'s wait for the acks,
+ *     sync_in_progress = false, unlock sync_mutex.
+ *   flush_dirty_pages(): D1 dirty.take_all(); empty -> done.  Per page
+ *     taken, in index order (take_and_lock sorts): D2 lock it; if DIRTY:
+ *     protect_runs(PROT_READ), diff against the twin (batcher.add), drop
+ *     the twin, unlock(read_only); else unlock.  Then D1 again.
+ *   acquire(): nothing_to_sync(true): A1 dirty.empty(), A2 cached.empty(),
+ *     A3 sync_in_progress (each only if the previous was true); else
+ *     synchronized(): lock, flag, flush_dirty_pages(), A4 the wait for its
+ *     acks, invalidate_cached_pages(), A5 clear the flag, unlock.
+ *   invalidate_cached_pages(): I1 cached.take_all(); empty -> go on to
+ *     the refreshes.  Per page taken: I2 lock it (waits, e.g. for a fault
+ *     whose fetch is in flight); READ_ONLY -> protect_runs(PROT_NONE),
+ *     unlock(invalid); DIRTY -> stays locked (still_cached); else unlock.
+ *     Then I1 again.  Per page in still_cached, refresh_dirty_page():
+ *     I3 protect(PROT_READ), read the home's page (one step, or one per
+ *     byte with FETCH_BYTEWISE); I4 every byte still equal to the old twin
+ *     takes the home's value, the home's page becomes the twin,
+ *     protect(PROT_READ | PROT_WRITE); I5 cached.push, unlock(dirty).
+ *   The mutex: lock = the lock word taken at its home, then acquire();
+ *   unlock = release(), then the word freed.  The atomic flag (MP): store
+ *   = release(), then the store at its home; load = the load at its home,
+ *   then acquire().
+ * Not modelled: the chunking of take_all (4096 pages), the static
+ * region's per-node bytes, the twin pool, counters, weak memory orders
+ * (the model is sequentially consistent: the code's seq_cst fences after
+ * the list pushes and at the start of nothing_to_sync, and its seq_cst
+ * sync_in_progress accesses, are what make that valid), the chaos delays
+ * (DSTD_CHAOS: the model has every interleaving), faults on the service
+ * thread, full rings.
+ *
+ * Step granularity (Lipton reduction, as in coherence.pml).  A step may
+ * be atomic here if it has the shape  R* [N] L*  where R are right movers
+ * (acquiring a lock: a page lock, sync_mutex, the mutex's word; receiving
+ * acks), L left movers (releasing those locks; sending a diff to a home's
+ * queue) and N at most one other access to shared state (a read of
+ * master[], a home's write, a list push or take_all, a load of a list's
+ * emptiness or of sync_in_progress, a store to sync_in_progress, the
+ * flag's load or store, or an application load or store).  Protection
+ * changes count as follows: they only enable or disable other threads'
+ * loads and stores of that page, and every protection change is made by
+ * a thread holding the page's lock, so no other thread can change it back.
+ * Removing rights (protect_runs(PROT_NONE/READ), refresh's PROT_READ) is
+ * a right mover: an access that ran after it was also enabled before it.
+ * Adding rights (F3, F4's PROT_READ|WRITE, I4) is a left mover: whatever
+ * ran before it was enabled after it too.  So, e.g., F4 = [lock (R)]
+ * twin, push (N), protect (L), unlock (L); D2 = lock (R), protect (R),
+ * diff, send (L), unlock (L); I3 = protect (R), read master (N); I4 =
+ * merge (N: other threads may be reading the page), protect (L).  An
+ * access enabled by an added right can start right after it (and the
+ * thread go on to a release): so no step adds a right and then does an
+ * N -- F3 and F4, I4 and I5 are separate steps.
+ *   Further simplifications, each with a reason:
+ *   - D2 / I2 lock one page per step where the code locks all pages
+ *     taken, then protects them, then diffs / unlocks them one by one:
+ *     since no other thread ever holds two page locks (only the
+ *     sync_mutex holder does), the code's order is one atomic step by
+ *     Lipton; one step per page allows more interleavings, not fewer.
+ *   - A diff is sent at D2 rather than at send_and_wait: sending earlier
+ *     only lets the home apply it earlier, which it may also not do.
+ *   - Contents of INVALID frames are zeroed (fewer states; nobody reads
+ *     them before a fetch overwrites them).
+ *   - Nodes 0 and 1 run one thread each, so their frames and lists are
+ *     local state: their accesses, acquires and releases run in atomic
+ *     blocks, broken only where they wait for acks (coherence.pml checks
+ *     that case step by step, including byte-wise fetches).
+ *   - The fault lock is taken in the step that finds the access not
+ *     allowed (an access that faults and then finds nothing to do under
+ *     the lock is the same as one that waited for the lock, then ran).
+ *
+ * Properties
+ *   P1  a read of an L byte returns the last value written to it (under
+ *       the mutex, or, with MP, the writer's value once the flag is seen)
+ *   P1' B reading its own byte sees its own last write
+ *   P2  when every thread has exited and every diff is applied, every
+ *       master byte holds the last value written to it (final_check)
+ *   P3  no deadlock (pan's invalid end states; home servers may wait)
+ *   P4  a page is pushed on a list only when it is not on it (the lists
+ *       are sized for one entry per page; a duplicate would also make
+ *       take_and_lock lock a page twice)
+ *   P5  a thread faults only on an unlocked page whose protection matches
+ *       its state (the else branch of the fault step)
+ *
+ * Options
+ *   NCS0, NCS1, NCS2, NFS2   program sizes (above); B_ACQUIRES; MP=1|2
+ *   FETCH_BYTEWISE           fetches and refreshes read the home one byte
+ *                            per step (a one-sided read is not atomic)
+ * Broken protocols (SPIN must find an error)
+ *   BUG_PUSH_CACHED_AFTER_FETCH   issue 10: F1 does not push, F3 does.
+ *       B's fetch is in flight; an acquire on A finds the lists empty (or
+ *       takes the cached list without the page), returns or drops other
+ *       pages; then B installs bytes older than the release that A's
+ *       acquire synchronized with, and A reads them (P1).  (F3 is then
+ *       protect, push, unlock in one step, coarser than the code: fewer
+ *       interleavings, and SPIN finds the error anyway.)
+ *   BUG_PUSH_DIRTY_AFTER_PROTECT  issue 10's second race: F4 maps the
+ *       page read-write, then pushes it on dirty (the code before the
+ *       fix): A stores into the writable page in between, its release
+ *       finds the dirty list empty and returns, and the next owner of the
+ *       mutex reads the old value at the home (P1).
+ *   BUG_WAIT_OWN_ACKS_ONLY   release's fast path ignores sync_in_progress
+ *       (the runtime's first version): B's release takes the dirty page
+ *       holding A's write; A's release finds the list empty, returns and
+ *       unlocks before B's diff is applied (P1).
+ *   BUG_NO_SYNC_IN_PROGRESS  acquire's fast path ignores sync_in_progress
+ *       (run with B_ACQUIRES): B's acquire has taken the cached list but
+ *       not yet invalidated; A's acquire finds both lists empty and reads
+ *       a stale page (P1).
+ *   BUG_INVALIDATE_SKIPS_DIRTY    the invalidation leaves a page found
+ *       DIRTY as it is (I3, I4 skipped; back on cached): bytes fetched
+ *       before the acquire stay, A reads one (P1).
+ *   BUG_INVALIDATE_BEFORE_ACK     acquire invalidates before its flush's
+ *       diffs are applied: B refetches its page without its own write
+ *       (P1').
+ *   BUG_FETCH_UNLOCKED       the fault unlocks the page during the fetch
+ *       (into a buffer), relocks to install it: A's acquire takes the page,
+ *       finds it INVALID and moves on; B then installs bytes fetched before
+ *       (P1).  (P4 is not checked in this variant: two faults of one page
+ *       both push it.)
+ *   BUG_NO_WRITE_PROTECT     D2 diffs while the page is still writable and
+ *       write-protects it (dropping the twin) in a later step: B's store in
+ *       between is in neither this diff nor the next twin (a lost write:
+ *       P1, P1' or P2).
  */
 
-#ifndef NCS01
-#define NCS01 1         /* rounds of node 0 and node 1                    */
+/* ---------------------------------------------------------------- bounds */
+#ifndef NCS0
+#define NCS0  1         /* critical sections of node 0                    */
+#endif
+#ifndef NCS1
+#define NCS1  0         /* critical sections of node 1                    */
 #endif
 #ifndef NCS2
-#define NCS2  2         /* critical sections of node 2's thread A         */
+#define NCS2  1         /* critical sections of node 2's thread A         */
 #endif
 #ifndef NFS2
 #define NFS2  2         /* own-byte accesses of node 2's thread B         */
 #endif
 #define VALS  2
 
-#define NN 3
-#define NT 4            /* threads                                        */
-#define NP 2
-#define PS 3
+#define NN 3            /* nodes                                           */
+#define NT 4            /* threads                                         */
+#define NP 2            /* pages; the home of page p is node p             */
+#define PS 3            /* bytes per page                                  */
 #define NB 6
 #define HOME(p) (p)
 #define IS_L(i) ((i) == 0 || (i) == 4)
-#define OWNS(t, i) (((t) == 0 && (i) == 3) || ((t) == 1 && (i) == 1) || \
-                    ((t) == 3 && ((i) == 2 || (i) == 5)))
+#define OWNS(t, i) ((t) == 3 && ((i) == 2 || (i) == 5))
 
+/* page_state (directory state) */
 #define INVALID   0
 #define READ_ONLY 1
 #define DIRTY     2
+/* protection of the application's view of a cache frame (mprotect) */
+#define P_NONE    0
+#define P_READ    1
+#define P_RW      2
 
-byte master[NB];
-bit  lock;
+/* ----------------------------------------------------------------- state */
+byte master[NB];        /* the homes' pages                                */
+bit  lock;              /* the mutex's lock word (at its home)             */
+bit  flag[2];           /* MP: flag[w] = the atomic writer w stores        */
 
-typedef Frames {        /* one node's cache frames, shared by its threads  */
-  byte c[NB];           /* contents                                        */
+typedef Node {          /* one node's coherence state, shared by its threads */
+  byte c[NB];           /* cache frames (the alias view)                   */
   byte tw[NB];          /* twins                                           */
-  byte st[NP];          /* INVALID / READ_ONLY / DIRTY                     */
-  byte pl[NP];          /* page locks: 0 free, else holder tid + 1         */
+  byte st[NP];          /* page_directory state                            */
+  byte pr[NP];          /* protection of the application view              */
+  byte pl[NP];          /* page lock: 0 free, else holder tid + 1          */
+  byte cached;          /* directory.cached as a set: bit p = page p on it */
+  byte dirty;           /* directory.dirty as a set                        */
+  byte smx;             /* sync_mutex: 0 free, else holder tid + 1         */
+  bit  sip;             /* sync_in_progress                                */
 };
-Frames fr[NN];
+Node nd[NN];
 
-/* Diff: sender thread, page, mask, 3 values. */
+/* apply_diffs messages: sender thread, page, byte mask, 3 values. */
 chan homeq[NP] = [NT] of { byte, byte, byte, byte, byte, byte };
+byte tfl[NT];           /* diffs thread t sent, not yet applied (its acks) */
 
-/* The acks, as counts of diffs sent and not yet applied: per node
- * (nfl[n]) and per thread (tfl[t]).  The home's ack decrements both. */
-byte nfl[NN];
-byte tfl[NT];
-#define NODE_OF(t) ((t) < 2 -> (t) : 2)
-
-byte last[NB];          /* ghost: last value written (as in coherence.pml) */
+byte last[NB];          /* ghost: last value written                       */
 byte ndone;             /* threads that have exited                        */
 byte inflight;          /* diffs not yet applied                           */
 
-#define F fr[n]
+#define F nd[n]
 #define ME (t + 1)
+#define BIT(p) (1 << (p))
+/* The MMU: does the access op to page p go through without a fault? */
+#define ALLOWED(p) (HOME(p) == n || op == 0 && F.pr[p] != P_NONE || \
+                    op == 1 && F.pr[p] == P_RW)
 
-/* Fetch page pg into the frame (atomic snapshot). */
-inline fetch(pg)
+/* ------------------------------------------------------------ page lists */
+
+/* page_list::push; P4: a page is on a list at most once. */
+inline push_cached(p)
 {
-  F.c[pg*PS+0] = master[pg*PS+0];
-  F.c[pg*PS+1] = master[pg*PS+1];
-  F.c[pg*PS+2] = master[pg*PS+2];
-  F.st[pg] = READ_ONLY
+#ifndef BUG_FETCH_UNLOCKED      /* there two faults of a page both push it */
+  assert((F.cached & BIT(p)) == 0);
+#endif
+  F.cached = F.cached | BIT(p)
 }
 
-/* Diff page pg against its twin and send it (if not empty). */
-inline diff_send(pg)
+inline push_dirty(p)
+{
+  assert((F.dirty & BIT(p)) == 0);
+  F.dirty = F.dirty | BIT(p)
+}
+
+/* ----------------------------------------------------------------- fault */
+
+/* handle_fault's write branch, on a locked read_only page: twin, push on
+ * dirty, map read-write, unlock (F4).  BUG_PUSH_DIRTY_AFTER_PROTECT (the
+ * code before issue 10's fix): the push comes after the protect, and the
+ * push and the unlock are a later step, write_fault_end. */
+inline write_fault(p)
+{
+  F.tw[p*PS+0] = F.c[p*PS+0];
+  F.tw[p*PS+1] = F.c[p*PS+1];
+  F.tw[p*PS+2] = F.c[p*PS+2];
+  F.st[p] = DIRTY;
+#ifdef BUG_PUSH_DIRTY_AFTER_PROTECT
+  F.pr[p] = P_RW;                               /* protect(READ|WRITE)   */
+  wf = 1
+#else
+  push_dirty(p);
+  F.pr[p] = P_RW;                               /* protect(READ|WRITE)   */
+  F.pl[p] = 0                                   /* unlock                */
+#endif
+}
+
+inline write_fault_end(p)
+{
+#ifdef BUG_PUSH_DIRTY_AFTER_PROTECT
+  if
+  :: wf -> atomic { push_dirty(p); F.pl[p] = 0; wf = 0 }
+  :: else
+  fi
+#else
+  skip
+#endif
+}
+
+/* fetch(): one-sided read of page p from its home into the frame. */
+inline fetch(p)
+{
+#ifdef FETCH_BYTEWISE
+  atomic { F.c[p*PS+0] = master[p*PS+0] };
+  atomic { F.c[p*PS+1] = master[p*PS+1] };
+  atomic { F.c[p*PS+2] = master[p*PS+2] }
+#else
+  atomic {
+    F.c[p*PS+0] = master[p*PS+0];
+    F.c[p*PS+1] = master[p*PS+1];
+    F.c[p*PS+2] = master[p*PS+2]
+  }
+#endif
+}
+
+/* The load or store itself, and the checks (P1, P1'). */
+inline do_access(i)
+{
+  if
+  :: op == 0 ->
+     v = (HOME(pg) == n -> master[i] : F.c[i]);
+     if
+     :: IS_L(i) -> assert(v == last[i])         /* P1                    */
+     :: else    -> assert(v == mine[i])         /* P1'                   */
+     fi
+  :: else ->
+     v = (IS_L(i) -> last[i] : mine[i]) % VALS + 1;
+     if
+     :: HOME(pg) == n -> master[i] = v
+     :: else -> F.c[i] = v
+     fi;
+     if :: IS_L(i) -> last[i] = v :: else -> mine[i] = v fi
+  fi
+}
+
+/* One access (op 0 load, 1 store) to byte i, faults included: the
+ * instruction is retried until the protection lets it through.  CH 1 / 2:
+ * first choose an L byte / one of B's bytes, and the op; 0: i and op are
+ * set. */
+inline access(i, CH)
+{
+  do
+  :: atomic {
+       if                                       /* which access          */
+       :: CH == 1 && !rt -> if :: i = 0 :: i = 4 fi; if :: op = 0 :: op = 1 fi
+       :: CH == 2 && !rt -> if :: i = 2 :: i = 5 fi; if :: op = 0 :: op = 1 fi
+       :: else
+       fi;
+       rt = 1;
+       pg = i / PS;
+       if
+       :: ALLOWED(pg) -> do_access(i); break
+       :: !ALLOWED(pg) && F.pl[pg] == 0 ->      /* fault: page lock      */
+          F.pl[pg] = ME;
+          if
+          :: F.st[pg] == INVALID ->
+#if !defined(BUG_PUSH_CACHED_AFTER_FETCH)
+             push_cached(pg);                   /* issue 10's fix        */
+#endif
+#ifdef BUG_FETCH_UNLOCKED
+             F.pl[pg] = 0;                      /* unlocked during fetch */
+#endif
+             flt = 1
+          :: F.st[pg] == READ_ONLY && op == 1 ->
+             write_fault(pg)
+          :: else -> assert(0)     /* P5: unlocked => protection matches state */
+          fi
+       fi
+     };
+     write_fault_end(pg);
+     if
+     :: flt ->
+#ifdef BUG_FETCH_UNLOCKED
+        atomic {                                /* into a buffer         */
+          b0 = master[pg*PS+0]; b1 = master[pg*PS+1]; b2 = master[pg*PS+2]
+        };
+        atomic {
+          F.pl[pg] == 0 -> F.pl[pg] = ME;       /* relock to install     */
+          if
+          :: F.st[pg] == INVALID ->
+             F.c[pg*PS+0] = b0; F.c[pg*PS+1] = b1; F.c[pg*PS+2] = b2;
+             F.pr[pg] = P_READ; F.st[pg] = READ_ONLY;
+             if :: op == 0 -> F.pl[pg] = 0 :: else fi
+          :: else -> F.pl[pg] = 0; flt = 0      /* installed meanwhile   */
+          fi;
+          b0 = 0; b1 = 0; b2 = 0
+        };
+#else
+        fetch(pg);
+        atomic {
+          F.pr[pg] = P_READ;                    /* protect(PROT_READ)    */
+          F.st[pg] = READ_ONLY;
+#ifdef BUG_PUSH_CACHED_AFTER_FETCH
+          push_cached(pg);                      /* issue 10's bug        */
+#endif
+          if :: op == 0 -> F.pl[pg] = 0 :: else fi   /* read: unlock     */
+        };
+#endif
+        if
+        :: flt && op == 1 -> atomic { write_fault(pg) }; write_fault_end(pg)
+        :: else
+        fi;
+        flt = 0
+     :: else
+     fi
+  od;
+  i = 0; op = 0; v = 0; pg = 0; rt = 0
+}
+
+/* ------------------------------------------------------ release, acquire */
+
+/* What the caller does right after the release, in the same step
+ * (POST): 0 nothing, 1 unlock the mutex, 2 store flag[t]. */
+inline post_release(POST)
+{
+  if
+  :: POST == 1 -> lock = 0
+  :: POST == 2 -> flag[t] = 1
+  :: else
+  fi
+}
+
+/* Diff of page p against its twin, sent to the home if not empty. */
+inline diff_send(p)
 {
   m = 0;
-  if :: F.c[pg*PS+0] != F.tw[pg*PS+0] -> m = m | 1 :: else fi;
-  if :: F.c[pg*PS+1] != F.tw[pg*PS+1] -> m = m | 2 :: else fi;
-  if :: F.c[pg*PS+2] != F.tw[pg*PS+2] -> m = m | 4 :: else fi;
+  if :: F.c[p*PS+0] != F.tw[p*PS+0] -> m = m | 1 :: else fi;
+  if :: F.c[p*PS+1] != F.tw[p*PS+1] -> m = m | 2 :: else fi;
+  if :: F.c[p*PS+2] != F.tw[p*PS+2] -> m = m | 4 :: else fi;
   if
   :: m != 0 ->
-     homeq[HOME(pg)] ! t, pg, m, (m & 1 -> F.c[pg*PS+0] : 0),
-           (m & 2 -> F.c[pg*PS+1] : 0), (m & 4 -> F.c[pg*PS+2] : 0);
+     homeq[HOME(p)] ! t, p, m, (m & 1 -> F.c[p*PS+0] : 0),
+           (m & 2 -> F.c[p*PS+1] : 0), (m & 4 -> F.c[p*PS+2] : 0);
      inflight++;
-     nfl[n]++;
      tfl[t]++
   :: else
   fi;
   m = 0
 }
 
-inline drop_twin(pg)
+inline drop_twin(p)
 {
-  F.tw[pg*PS+0] = 0; F.tw[pg*PS+1] = 0; F.tw[pg*PS+2] = 0;
-  F.st[pg] = READ_ONLY
+  F.tw[p*PS+0] = 0; F.tw[p*PS+1] = 0; F.tw[p*PS+2] = 0
 }
 
-/* Wait until the homes have applied the diffs this release must wait
- * for.  Correct: every diff the NODE has in flight (another thread may
- * have flushed, and so sent, a page this thread wrote; waiting for all of
- * them is more than needed -- the diffs sent before this release would
- * do, e.g. with per-home sequence numbers -- but the same for
- * correctness).  Buggy (BUG_WAIT_OWN_ACKS_ONLY): only the diffs this
- * thread sent itself. */
-inline wait_acks()
+/* flush_dirty_pages, up to send_and_wait's wait: take_all(dirty) until it
+ * comes back empty; each page taken: lock, if still dirty write-protect,
+ * diff, send, drop the twin, read_only; unlock. */
+inline flush_dirty_pages()
+{
+  do
+  :: atomic { taken = F.dirty; F.dirty = 0 };  /* take_all              */
+     if
+     :: taken == 0 -> break
+     :: else
+     fi;
+     q = 0;
+     do
+     :: q < NP ->
+        if
+        :: taken & BIT(q) ->
+#ifndef BUG_NO_WRITE_PROTECT
+           atomic {
+             F.pl[q] == 0 -> F.pl[q] = ME;      /* lock                  */
+             if
+             :: F.st[q] == DIRTY ->
+                F.pr[q] = P_READ;               /* protect_runs          */
+                diff_send(q);
+                drop_twin(q);
+                F.st[q] = READ_ONLY
+             :: else
+             fi;
+             F.pl[q] = 0                        /* unlock                */
+           }
+#else
+           atomic {
+             F.pl[q] == 0 -> F.pl[q] = ME;
+             if
+             :: F.st[q] == DIRTY -> diff_send(q) /* still writable        */
+             :: else -> F.pl[q] = 0
+             fi
+           };
+           atomic {
+             if
+             :: F.pl[q] == ME ->
+                F.pr[q] = P_READ;               /* protected too late    */
+                drop_twin(q);
+                F.st[q] = READ_ONLY;
+                F.pl[q] = 0
+             :: else
+             fi
+           }
+#endif
+        :: else
+        fi;
+        q++
+     :: else -> break
+     od;
+     q = 0
+  od
+}
+
+/* refresh_dirty_page + cached.push + unlock, for page p (locked). */
+inline refresh(p)
+{
+#ifdef BUG_INVALIDATE_SKIPS_DIRTY
+  atomic { push_cached(p); F.pl[p] = 0 }        /* left as it is         */
+#else
+#ifdef FETCH_BYTEWISE
+  atomic { F.pr[p] = P_READ; b0 = master[p*PS+0] };
+  atomic { b1 = master[p*PS+1] };
+  atomic { b2 = master[p*PS+2] };
+#else
+  atomic {
+    F.pr[p] = P_READ;                           /* protect(PROT_READ)    */
+    b0 = master[p*PS+0]; b1 = master[p*PS+1]; b2 = master[p*PS+2]
+  };
+#endif
+  atomic {                                      /* bytes unchanged since */
+    if :: F.c[p*PS+0] == F.tw[p*PS+0] -> F.c[p*PS+0] = b0 :: else fi;
+    if :: F.c[p*PS+1] == F.tw[p*PS+1] -> F.c[p*PS+1] = b1 :: else fi;
+    if :: F.c[p*PS+2] == F.tw[p*PS+2] -> F.c[p*PS+2] = b2 :: else fi;
+    F.tw[p*PS+0] = b0; F.tw[p*PS+1] = b1; F.tw[p*PS+2] = b2;
+    b0 = 0; b1 = 0; b2 = 0;                     /* the old twin takes    */
+    F.pr[p] = P_RW                              /* the home's; new twin; */
+  };                                            /* protect(READ|WRITE)   */
+  atomic { push_cached(p); F.pl[p] = 0 }        /* push, unlock(dirty)   */
+#endif
+}
+
+/* invalidate_cached_pages: take_all(cached) until it comes back empty;
+ * each page taken: lock; read_only -> PROT_NONE, invalid, unlock; dirty
+ * -> stays locked for the refresh after the loop. */
+inline invalidate_cached_pages()
+{
+  do
+  :: atomic { taken = F.cached; F.cached = 0 }; /* take_all              */
+     if
+     :: taken == 0 -> break
+     :: else
+     fi;
+     q = 0;
+     do
+     :: q < NP ->
+        if
+        :: taken & BIT(q) ->
+           atomic {
+             F.pl[q] == 0 -> F.pl[q] = ME;      /* lock                  */
+             if
+             :: F.st[q] == READ_ONLY ->
+                F.pr[q] = P_NONE;               /* protect_runs          */
+                F.st[q] = INVALID;
+                F.c[q*PS+0] = 0; F.c[q*PS+1] = 0; F.c[q*PS+2] = 0;
+                F.pl[q] = 0                     /* unlock(invalid)       */
+             :: F.st[q] == DIRTY ->
+                still = still | BIT(q)          /* stays locked          */
+             :: else ->
+                F.pl[q] = 0
+             fi
+           }
+        :: else
+        fi;
+        q++
+     :: else -> break
+     od;
+     q = 0
+  od;
+  q = 0;
+  do
+  :: q < NP ->
+     if
+     :: still & BIT(q) -> refresh(q)
+     :: else
+     fi;
+     q++
+  :: else -> break
+  od;
+  q = 0; still = 0
+}
+
+/* coherence::release(), then post_release(POST).  The fast path,
+ * nothing_to_sync(false), loads dirty.empty() and then, if true,
+ * sync_in_progress (&& short-circuits), one load per step. */
+inline release(POST)
 {
 #ifdef BUG_WAIT_OWN_ACKS_ONLY
-  tfl[t] == 0
+  atomic {                                      /* sync_in_progress not  */
+    fast = (F.dirty == 0);                      /* looked at             */
+    if :: fast -> post_release(POST) :: else fi
+  };
 #else
-  nfl[n] == 0
+  atomic { fast = (F.dirty == 0) };
+  if
+  :: atomic { fast -> fast = !F.sip; if :: fast -> post_release(POST) :: else fi }
+  :: else
+  fi;
 #endif
+  if
+  :: fast -> fast = 0                           /* nothing to sync       */
+  :: else ->
+     atomic { F.smx == 0 -> F.smx = ME; F.sip = 1 };   /* synchronized() */
+     flush_dirty_pages();
+     atomic {                                   /* send_and_wait's wait  */
+       tfl[t] == 0;
+       F.sip = 0; F.smx = 0;
+       post_release(POST)
+     }
+  fi
 }
 
-/* release_flush, first half: for each DIRTY page, under its page lock,
- * write-protect, diff, send, drop the twin, READ_ONLY.  One step for all
- * pages: a local access between two pages' flushes would commute with the
- * flush of the other page.  Used inside an atomic block. */
-inline flush_sends()
+/* With PRE 1: lock the mutex.  Then coherence::acquire(): the fast path,
+ * nothing_to_sync(true), loads dirty.empty(), cached.empty(),
+ * sync_in_progress, each only if the previous one was true. */
+inline acquire(PRE)
 {
-  (HOME(0) == n || F.pl[0] == 0) && (HOME(1) == n || F.pl[1] == 0);
-  pg = 0;
-  do
-  :: pg < NP ->
-     if
-     :: HOME(pg) != n && F.st[pg] == DIRTY ->
-        diff_send(pg);
-#ifdef BUG_NO_WRITE_PROTECT
-        unprot = unprot | (1 << pg)             /* still writable ...    */
-#else
-        drop_twin(pg)
+  atomic {
+    (PRE != 1 || lock == 0);                    /* the mutex's lock      */
+    if :: PRE == 1 -> lock = 1 :: else fi;
+    fast = (F.dirty == 0)
+  };
+  if
+  :: atomic { fast -> fast = (F.cached == 0) }
+  :: else
+  fi;
+#ifndef BUG_NO_SYNC_IN_PROGRESS
+  if
+  :: atomic { fast -> fast = !F.sip }
+  :: else
+  fi;
 #endif
-     :: else
-     fi;
-     pg++
-  :: else -> break
-  od;
-  pg = 0
-}
-
-/* BUG_NO_WRITE_PROTECT: the pages flushed by flush_sends are only now
- * write-protected, and their twins dropped. */
-inline protect_late()
-{
-  if :: unprot & 1 -> drop_twin(0) :: else fi;
-  if :: unprot & 2 -> drop_twin(1) :: else fi;
-  unprot = 0
-}
-
-/* In BUG_NO_WRITE_PROTECT, a flush's sends and its write-protection are
- * two steps: other threads run in between. */
-#ifdef BUG_NO_WRITE_PROTECT
-#define LATE_PROTECT }; atomic { protect_late();
-#else
-#define LATE_PROTECT ;
-#endif
-
-/* A whole release (release-store, channel send, thread exit). */
-inline release_flush()
-{
-  atomic { flush_sends() LATE_PROTECT wait_acks() }
-}
-
-inline invalidate_ro()
-{
-  pg = 0;
-  do
-  :: pg < NP ->
-     if
-     :: HOME(pg) != n && F.st[pg] == READ_ONLY ->
-        F.st[pg] = INVALID;
-        F.c[pg*PS+0] = 0; F.c[pg*PS+1] = 0; F.c[pg*PS+2] = 0
-     :: else
-     fi;
-     pg++
-  :: else -> break
-  od;
-  pg = 0
-}
-
-/* acquire_invalidate, inside the atomic block that took the mutex. */
-inline acquire()
-{
-#if defined(BUG_TWO_PASS_ACQUIRE)
-  flush_sends();                /* a release; the invalidation pass is a */
-  wait_acks()                   /* separate step, see critical_section   */
-#else
-  /* lock every cached page, flush the dirty ones, wait, invalidate,
-   * unlock (nobody else holds two page locks, so taking them together is
-   * the same as taking them in page order) */
-  (n == 0 || F.pl[0] == 0) && (n == 1 || F.pl[1] == 0);
-  if :: n != 0 -> F.pl[0] = ME :: else fi;
-  if :: n != 1 -> F.pl[1] = ME :: else fi;
-  pg = 0;
-  do
-  :: pg < NP ->
-     if
-     :: HOME(pg) != n && F.st[pg] == DIRTY -> diff_send(pg); drop_twin(pg)
-     :: else
-     fi;
-     pg++
-  :: else -> break
-  od;
-  pg = 0;
+  if
+  :: fast -> fast = 0                           /* nothing to sync       */
+  :: else ->
+     atomic { F.smx == 0 -> F.smx = ME; F.sip = 1 };   /* synchronized() */
+     flush_dirty_pages();
 #ifdef BUG_INVALIDATE_BEFORE_ACK
-  invalidate_ro();
-  if :: n != 0 -> F.pl[0] = 0 :: else fi;
-  if :: n != 1 -> F.pl[1] = 0 :: else fi;
-  wait_acks()
+     invalidate_cached_pages();
+     atomic { tfl[t] == 0; F.sip = 0; F.smx = 0 }
 #else
-  wait_acks();
-  invalidate_ro();
-  if :: n != 0 -> F.pl[0] = 0 :: else fi;
-  if :: n != 1 -> F.pl[1] = 0 :: else fi
+     atomic { tfl[t] == 0 };                    /* send_and_wait's wait  */
+     invalidate_cached_pages();
+     atomic { F.sip = 0; F.smx = 0 }
 #endif
-#endif
+  fi
 }
 
-/* One access to byte i: op 0 read, 1 write.  A store succeeds without a
- * fault only on a DIRTY (= writable) frame, a load on a non-INVALID one;
- * otherwise the fault handler runs under the page lock (waits while
- * another thread holds it), then the access completes.  Doing fault and
- * access in one step hides nothing: a flush that came in between would
- * find nothing to send and make the store fault again. */
-inline access(i)
-{
-  pg = i / PS;
-#ifdef BUG_FETCH_UNLOCKED
-  atomic {                                      /* fault on INVALID:     */
-    if                                          /* the fetch is issued   */
-    :: HOME(pg) != n && F.st[pg] == INVALID && F.pl[pg] == 0 ->
-       b0 = master[pg*PS+0]; b1 = master[pg*PS+1]; b2 = master[pg*PS+2];
-       inflt = 1
-    :: else
-    fi
-  };
-  atomic {                                      /* ... and its data      */
-    if                                          /* installed later,      */
-    :: inflt ->                                 /* without the page lock */
-       F.c[pg*PS+0] = b0; F.c[pg*PS+1] = b1; F.c[pg*PS+2] = b2;
-       F.st[pg] = READ_ONLY;
-       b0 = 0; b1 = 0; b2 = 0; inflt = 0
-    :: else
-    fi
-  };
-#endif
-  atomic {
-    if
-    :: HOME(pg) == n -> skip                    /* home: direct          */
-    :: HOME(pg) != n && (op == 0 && F.st[pg] != INVALID ||
-                         op == 1 && F.st[pg] == DIRTY) -> skip   /* no fault */
-    :: HOME(pg) != n && (op == 0 && F.st[pg] == INVALID ||
-                         op == 1 && F.st[pg] != DIRTY) && F.pl[pg] == 0 ->
-       if                                       /* fault, page lock held */
-       :: F.st[pg] == INVALID -> fetch(pg)      /* for the whole fault   */
-       :: else
-       fi;
-       if
-       :: op == 1 ->                            /* twin, writable        */
-          F.tw[pg*PS+0] = F.c[pg*PS+0];
-          F.tw[pg*PS+1] = F.c[pg*PS+1];
-          F.tw[pg*PS+2] = F.c[pg*PS+2];
-          F.st[pg] = DIRTY
-       :: else
-       fi
-    fi;
-    /* the load or store itself */
-    if
-    :: op == 0 ->
-       v = (HOME(pg) == n -> master[i] : F.c[i]);
-       if
-       :: IS_L(i) -> assert(v == last[i])       /* P1                    */
-       :: else    -> assert(v == mine[i])       /* P1'                   */
-       fi
-    :: else ->
-       v = (IS_L(i) -> last[i] : mine[i]) % VALS + 1;
-       if
-       :: HOME(pg) == n -> master[i] = v
-       :: else -> F.c[i] = v
-       fi;
-       if :: IS_L(i) -> last[i] = v :: else -> mine[i] = v fi
-    fi;
-    i = 0; op = 0; v = 0; pg = 0
-  }
-}
-
-inline critical_section()
-{
-  atomic {
-    lock == 0 -> lock = 1;      /* mutex lock: an acquire                 */
-    acquire();
-    if :: i = 0 :: i = 4 fi;
-    if :: op = 0 :: op = 1 fi
-  };
-#ifdef BUG_TWO_PASS_ACQUIRE
-  atomic { invalidate_ro() };
-#endif
-  access(i);
-  atomic {
-    flush_sends()               /* mutex unlock: a release                */
-    LATE_PROTECT
-    wait_acks();
-    lock = 0
-  }
-}
+/* ------------------------------------------------------------- processes */
 
 proctype home_server(chan in)
 {
-  byte s, pg, m, v0, v1, v2;
+  byte s, p, mm, v0, v1, v2;
   xr in;
 end_wait:
   do
   :: atomic {
-       in ? s, pg, m, v0, v1, v2;
-       if :: m & 1 -> master[pg*PS+0] = v0 :: else fi;
-       if :: m & 2 -> master[pg*PS+1] = v1 :: else fi;
-       if :: m & 4 -> master[pg*PS+2] = v2 :: else fi;
+       in ? s, p, mm, v0, v1, v2;
+       if :: mm & 1 -> master[p*PS+0] = v0 :: else fi;
+       if :: mm & 2 -> master[p*PS+1] = v1 :: else fi;
+       if :: mm & 4 -> master[p*PS+2] = v2 :: else fi;
        inflight--;
-       nfl[NODE_OF(s)]--;       /* the ack */
-       tfl[s]--;
-       s = 0; pg = 0; m = 0; v0 = 0; v1 = 0; v2 = 0
+       tfl[s]--;                /* the ack */
+       s = 0; p = 0; mm = 0; v0 = 0; v1 = 0; v2 = 0
      }
   od
 }
 
-/* Thread t of node n. */
-proctype thread(byte n; byte t)
+/* Thread exit, after its release: publish the own bytes' last writes. */
+inline exit_thread()
 {
-  byte mine[NB];        /* ghost: this thread's last writes to its bytes   */
-  byte k, i, op, v, pg, m;
-  byte b0, b1, b2;      /* a fetch in flight (BUG_FETCH_UNLOCKED)          */
-  bit  inflt;           /* BUG_FETCH_UNLOCKED: a fetch in flight            */
-  byte unprot;          /* BUG_NO_WRITE_PROTECT: pages not yet protected   */
-
-  if
-  :: t <= 1 ->                                  /* node 0 / node 1       */
-     k = 0;
-     do
-     :: k < NCS01 ->
-#ifdef OWN01
-        i = (t == 0 -> 3 : 1); op = 1;
-        access(i);
-#endif
-        critical_section();
-        k++
-     :: else -> break
-     od
-  :: t == 2 ->                                  /* node 2, thread A      */
-     k = 0;
-     do
-     :: k < NCS2 -> critical_section(); k++
-     :: else -> break
-     od
-  :: t == 3 ->                                  /* node 2, thread B      */
-     k = 0;
-     do
-     :: k < NFS2 ->
-        if :: i = 2 :: i = 5 fi;
-        if :: op = 0 :: op = 1 fi;
-        access(i);
-        if                                      /* maybe a release       */
-        :: release_flush()                      /* (a channel send, ...) */
-        :: skip
-        fi;
-        k++
-     :: else -> break
-     od
-  fi;
-  release_flush();                              /* thread exit           */
   atomic {
     k = 0;
     do
@@ -431,6 +688,93 @@ proctype thread(byte n; byte t)
     k = 0;
     ndone++
   }
+}
+
+#define THREAD_LOCALS \
+  byte mine[NB];        /* ghost: this thread's last writes to its bytes   */ \
+  byte k;               /* loop counter                                    */ \
+  byte i, op, v, pg, m, q; \
+  byte taken, still;    /* pages taken from a list; kept locked (refresh)  */ \
+  bit  fast;            /* nothing_to_sync's result so far                 */ \
+  bit  flt;             /* a fault's fetch is next                         */ \
+  bit  wf;              /* BUG_PUSH_DIRTY_AFTER_PROTECT: push + unlock next */ \
+  bit  fv;              /* MP: the flag's value                            */ \
+  bit  rt;              /* access: retried after a fault (i, op chosen)    */ \
+  byte b0, b1, b2       /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */
+
+/* Thread A or B of node 2: every step as the code runs it. */
+proctype worker(byte n; byte t)
+{
+  THREAD_LOCALS;
+  if
+#ifdef MP
+  :: t == 2 ->                  /* reader: flag[1], byte 0 (flag[0], 4)  */
+     atomic { fv = flag[1] };   /* flag[1].load(acquire)                 */
+     acquire(0);
+     if :: fv -> i = 0; op = 0; access(i, 0) :: else fi;
+     fv = 0;
+#if MP == 2
+     atomic { fv = flag[0] };   /* flag[0].load(acquire)                 */
+     acquire(0);
+     if :: fv -> i = 4; op = 0; access(i, 0) :: else fi;
+     fv = 0;
+#endif
+#else
+  :: t == 2 ->                  /* A: critical sections                  */
+     do
+     :: k < NCS2 ->
+        acquire(1);             /* lock                                  */
+        access(i, 1);
+        release(1);             /* unlock                                */
+        k++
+     :: else -> break
+     od
+#endif
+  :: t == 3 ->                  /* B: own bytes, maybe a release/acquire */
+     do
+     :: k < NFS2 ->
+        access(i, 2);
+        if
+        :: skip
+        :: release(0)
+#ifdef B_ACQUIRES
+        :: acquire(0)
+#endif
+        fi;
+        k++
+     :: else -> break
+     od
+  fi;
+  k = 0;
+  release(0);                   /* thread exit                           */
+  exit_thread()
+}
+
+/* The one thread of node 0 or 1: its frames and lists are local state,
+ * so each operation runs atomically, broken where it waits (the acks). */
+proctype solo(byte n; byte t)
+{
+  THREAD_LOCALS;
+#ifdef MP
+  if
+  :: t == 1 || MP == 2 ->       /* the byte, then flag[t].store(release) */
+     atomic { i = (t == 1 -> 0 : 4); op = 1; access(i, 0) };
+     atomic { release(2) }
+  :: else
+  fi;
+#else
+  do
+  :: k < (t == 0 -> NCS0 : NCS1) ->
+     atomic { acquire(1) };     /* lock                                  */
+     atomic { access(i, 1) };
+     atomic { release(1) };     /* unlock                                */
+     k++
+  :: else -> break
+  od;
+  k = 0;
+#endif
+  atomic { release(0) };        /* thread exit                           */
+  exit_thread()
 }
 
 proctype final_check()
@@ -451,10 +795,10 @@ init
   atomic {
     run home_server(homeq[0]);
     run home_server(homeq[1]);
-    run thread(0, 0);
-    run thread(1, 1);
-    run thread(2, 2);
-    run thread(2, 3);
+    run solo(0, 0);
+    run solo(1, 1);
+    run worker(2, 2);
+    run worker(2, 3);
     run final_check()
   }
 }
