@@ -41,6 +41,7 @@
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/address_space.hpp"
+#include "runtime/heap/remote_free.hpp"
 #include "runtime/heap/static_exclusions.hpp"
 #include "runtime/transport/handler_ids.hpp"
 
@@ -380,17 +381,24 @@ bool nothing_to_sync(bool cached_matters) {
 
 }  // namespace
 
+// Queued remote frees go home only after the diffs: a block this node wrote
+// and then freed must not be freed (and reused) at its home before the
+// home has applied those writes, or they would land in its next owner.
 void release() {
-  if (!enabled.load(std::memory_order_acquire) || nothing_to_sync(false)) return;
-  synchronized("release", [] { flush_dirty_pages(); });
+  if (!enabled.load(std::memory_order_acquire)) return;
+  if (!nothing_to_sync(false)) synchronized("release", [] { flush_dirty_pages(); });
+  flush_remote_frees();
 }
 
 void acquire() {
-  if (!enabled.load(std::memory_order_acquire) || nothing_to_sync(true)) return;
-  synchronized("acquire", [] {
-    flush_dirty_pages();
-    invalidate_cached_pages();
-  });
+  if (!enabled.load(std::memory_order_acquire)) return;
+  if (!nothing_to_sync(true)) {
+    synchronized("acquire", [] {
+      flush_dirty_pages();
+      invalidate_cached_pages();
+    });
+  }
+  flush_remote_frees();
 }
 
 counters current_counters() noexcept {

@@ -26,6 +26,7 @@ struct alignas(64) batch {
 batch batches[layout::max_nodes];
 
 std::atomic<bool> dropping{false};
+std::atomic<std::uint64_t> queued{0};  // blocks in the batches, not yet sent
 std::atomic<std::uint64_t> sent{0};
 std::atomic<std::uint64_t> received{0};
 
@@ -45,7 +46,9 @@ void flush_one(node_id home) {
     std::memcpy(out, batches[home].blocks, n * sizeof(void*));
     batches[home].count = 0;
   }
-  if (n) send_batch(home, out, n);
+  if (n == 0) return;
+  queued.fetch_sub(n, std::memory_order_relaxed);
+  send_batch(home, out, n);
 }
 
 void on_remote_free(message& m) {
@@ -86,15 +89,22 @@ void queue_remote_free(void* p) noexcept {
   batch& b = batches[home];
   std::unique_lock<std::mutex> lock(b.lock);
   b.blocks[b.count++] = p;
+  queued.fetch_add(1, std::memory_order_relaxed);
   if (b.count < batch_capacity) return;
   void* out[batch_capacity];
   std::memcpy(out, b.blocks, sizeof out);
   b.count = 0;
+  queued.fetch_sub(batch_capacity, std::memory_order_relaxed);
   lock.unlock();
   send_batch(home, out, batch_capacity);
 }
 
 void flush_remote_frees() noexcept {
+  // The common case, at every release: nothing queued (or a forked child,
+  // whose copies of the parent's queues are not its to send).
+  if (queued.load(std::memory_order_relaxed) == 0 || dropping.load(std::memory_order_relaxed)) {
+    return;
+  }
   const address_space& s = ensure_address_space();
   for (node_id n = 0; n < s.nodes; ++n) {
     if (n != s.self) flush_one(n);

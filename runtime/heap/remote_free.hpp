@@ -4,7 +4,9 @@
 // only the home may free it. A free of a remote block is queued for its home
 // and sent in batches (one message per home per batch); the home frees each
 // block with tcmalloc. The queue is flushed when a batch is full and by
-// flush_remote_frees(), which release points call.
+// flush_remote_frees(), which every release and acquire calls
+// (coherence.cpp), so a block freed before a synchronization point is back
+// at its home soon after it.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +44,7 @@ inline bool is_remote_block(const void* p) noexcept {
 }
 
 void queue_remote_free(void* p) noexcept;
+// Sends every queued free; one load when nothing is queued.
 void flush_remote_frees() noexcept;
 
 // Asks the home of a remote block for its usable size (a message round

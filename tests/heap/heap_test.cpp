@@ -2,6 +2,9 @@
 // and 4 nodes (see tests/CMakeLists.txt). gtest's main runs on node 0, on
 // the main fiber; other nodes run checks through run_on().
 #include <gtest/gtest.h>
+
+#include <dstd/sync>
+#include <dstd/thread>
 #include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -220,6 +223,34 @@ TEST(GlobalAllocator, BlockFreedOnAnotherNodeReturnsToItsHome) {
   const auto freer_counts = value_of<counts>(run_on(freer, remote_free_counts_here));
   EXPECT_EQ(owner_counts.received - owner_counts_before.received, std::uint64_t(block_count));
   EXPECT_EQ(freer_counts.sent - freer_counts_before.sent, std::uint64_t(block_count));
+}
+
+// A few remote frees (far from a full batch) reach their home at the next
+// release point: here the unlock of a mutex, with no explicit flush.
+TEST(GlobalAllocator, RemoteFreesAreSentHomeAtAReleasePoint) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  const node_id owner = 1;
+  auto received_at_owner = [&] {
+    std::uint64_t n = 0;
+    dstd::spawn_on(owner, [&] { n = dstd::stats().remote_frees_received; }).join();
+    return n;
+  };
+  std::vector<int*> blocks(3);
+  dstd::spawn_on(owner, [&] {
+    for (int*& b : blocks) b = new int[64];
+  }).join();
+  const std::uint64_t before = received_at_owner();
+  for (int* b : blocks) delete[] b;  // queued on node 0 for node 1
+  dstd::mutex m;
+  m.lock();
+  m.unlock();  // a release
+  std::uint64_t after = before;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (after < before + blocks.size() && std::chrono::steady_clock::now() < deadline) {
+    dstd::this_thread::sleep_for(std::chrono::milliseconds(2));
+    after = received_at_owner();
+  }
+  EXPECT_EQ(after - before, blocks.size()) << "remote frees still queued after a release";
 }
 
 std::string allocate_pattern_here(const std::string&) {

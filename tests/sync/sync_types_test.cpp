@@ -74,6 +74,8 @@ TEST(Mutex, UncontendedLockSendsNoMessage) {
   for (unsigned n = 0; n < dstd::node_count(); ++n) {
     dstd::spawn_on(n, [n] {
       dstd::mutex local;
+      local.lock();  // a first sync point sends home any frees still queued
+      local.unlock();
       const dstd::node_stats before = dstd::stats();
       for (int i = 0; i < 1000; ++i) {
         local.lock();
@@ -87,6 +89,8 @@ TEST(Mutex, UncontendedLockSendsNoMessage) {
   if (dstd::node_count() < 2) return;
   auto remote = make_on<dstd::mutex>(0);
   dstd::spawn_on(1, [&remote] {
+    remote->lock();  // as above
+    remote->unlock();
     const dstd::node_stats before = dstd::stats();
     for (int i = 0; i < 1000; ++i) {
       remote->lock();
