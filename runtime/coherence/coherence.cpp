@@ -298,9 +298,19 @@ void adopt_static_region() {
 
 }  // namespace
 
+// Before free() sends a full batch of remote frees: the node's writes to
+// those blocks go home first. (Not possible on the service thread, which
+// must not wait for other nodes; it frees no remote blocks of its own.)
+namespace {
+void release_before_sending_frees() noexcept {
+  if (current_transport() != nullptr && !current_transport()->on_service_thread()) release();
+}
+}  // namespace
+
 void init() {
   space = &ensure_address_space();
   if (space->nodes < 2) return;
+  set_before_sending_frees(&release_before_sending_frees);
   directory.init(space->backing_bytes() / page);
   twins.init(twin_capacity);
   install_fault_handler();

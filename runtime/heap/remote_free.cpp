@@ -27,6 +27,7 @@ batch batches[layout::max_nodes];
 
 std::atomic<bool> dropping{false};
 std::atomic<std::uint64_t> queued{0};  // blocks in the batches, not yet sent
+std::atomic<before_sending_frees_fn> before_sending{nullptr};
 std::atomic<std::uint64_t> sent{0};
 std::atomic<std::uint64_t> received{0};
 
@@ -80,6 +81,10 @@ void enable_remote_frees() noexcept {
 }
 
 
+void set_before_sending_frees(before_sending_frees_fn fn) noexcept {
+  before_sending.store(fn, std::memory_order_release);
+}
+
 void drop_remote_frees() noexcept { dropping.store(true, std::memory_order_relaxed); }
 
 void queue_remote_free(void* p) noexcept {
@@ -96,6 +101,7 @@ void queue_remote_free(void* p) noexcept {
   b.count = 0;
   queued.fetch_sub(batch_capacity, std::memory_order_relaxed);
   lock.unlock();
+  if (auto fn = before_sending.load(std::memory_order_acquire)) fn();
   send_batch(home, out, batch_capacity);
 }
 

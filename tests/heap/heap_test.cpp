@@ -253,6 +253,38 @@ TEST(GlobalAllocator, RemoteFreesAreSentHomeAtAReleasePoint) {
   EXPECT_EQ(after - before, blocks.size()) << "remote frees still queued after a release";
 }
 
+// A full batch of remote frees leaves free() at once; the writes this node
+// made to those blocks must reach their home before the home frees (and
+// reuses) them. Before that was so, the late diffs landed in tcmalloc's
+// free lists at the home, which then crashed or handed out clobbered
+// blocks.
+TEST(GlobalAllocator, FullBatchOfRemoteFreesFollowsTheWritesToThoseBlocks) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  const node_id owner = 1;
+  std::vector<char*> blocks(2000);  // about four batches of 512
+  dstd::spawn_on(owner, [&] {
+    for (char*& b : blocks) b = new char[64];
+  }).join();
+  for (int round = 1; round <= 5; ++round) {
+    for (char* b : blocks) std::memset(b, 0x5a, 64);  // dirty cache frames here
+    for (char* b : blocks) delete[] b;                // full batches sent from free()
+    dstd::spawn_on(owner, [&] {  // the home reuses the blocks
+      for (char*& b : blocks) {
+        b = new char[64];
+        std::memset(b, round, 64);
+      }
+    }).join();
+    long clobbered = 0;
+    dstd::spawn_on(owner, [&] {
+      for (char* b : blocks) {
+        for (int i = 0; i < 64; ++i) clobbered += b[i] != round;
+      }
+    }).join();
+    EXPECT_EQ(clobbered, 0) << "round " << round;
+  }
+  for (char* b : blocks) delete[] b;
+}
+
 std::string allocate_pattern_here(const std::string&) {
   auto* p = static_cast<unsigned char*>(std::malloc(1000));
   for (int i = 0; i < 1000; ++i) p[i] = static_cast<unsigned char>(i);
