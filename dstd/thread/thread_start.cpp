@@ -97,8 +97,7 @@ void run_thread(void* arg) {
 }
 
 void on_start_thread(rt::message& m) {
-  thread_state* s = nullptr;
-  std::memcpy(&s, m.payload().data(), sizeof s);
+  thread_state* s = m.payload_as<thread_state*>();
   rt::sched::spawn(run_thread, s);
 }
 const rt::handler_registration start_registration{rt::handler_ids::start_thread,

@@ -3,6 +3,7 @@
 
 #include <gperftools/tcmalloc.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -54,6 +55,9 @@ void flush_one(node_id home) {
 
 void on_remote_free(message& m) {
   const std::size_t n = m.payload().size() / sizeof(void*);
+  if (m.payload().size() % sizeof(void*) != 0 || n > batch_capacity) {
+    m.malformed(std::min(n, batch_capacity) * sizeof(void*));
+  }
   void* blocks[batch_capacity];
   std::memcpy(blocks, m.payload().data(), n * sizeof(void*));
   for (std::size_t i = 0; i < n; ++i) tc_free(blocks[i]);
@@ -62,8 +66,7 @@ void on_remote_free(message& m) {
 const handler_registration remote_free_registration{handler_ids::remote_free, &on_remote_free};
 
 void on_usable_size(message& m) {
-  void* p = nullptr;
-  std::memcpy(&p, m.payload().data(), sizeof p);
+  void* p = m.payload_as<void*>();
   const std::size_t size = tc_malloc_size(p);
   m.reply(&size, sizeof size);
 }

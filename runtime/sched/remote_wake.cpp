@@ -11,8 +11,7 @@ namespace dstd::rt::sched {
 namespace {
 
 void on_wake(message& m) {
-  fiber* w = nullptr;
-  std::memcpy(&w, m.payload().data(), sizeof w);
+  fiber* w = m.payload_as<fiber*>();
   unpark(w);
 }
 const handler_registration wake_registration{handler_ids::wake_waiter, &on_wake};

@@ -86,8 +86,7 @@ struct woken_message {
 };
 
 void on_woken(message& m) {
-  woken_message w{};
-  std::memcpy(&w, m.payload().data(), sizeof w);
+  const auto w = m.payload_as<woken_message>();
   mark_woken({w.waiter, w.flag});
 }
 const handler_registration woken_registration{handler_ids::futex_woken, &on_woken};
@@ -125,8 +124,7 @@ struct wait_message {
 };
 
 void on_wait(message& m) {
-  wait_message w{};
-  std::memcpy(&w, m.payload().data(), sizeof w);
+  const auto w = m.payload_as<wait_message>();
   const std::uint8_t queued = enqueue_if_unchanged(w.word, w.expected, {w.waiter, w.flag}) ? 1 : 0;
   m.reply(&queued, 1);
 }
@@ -139,8 +137,7 @@ struct cancel_message {
 };
 
 void on_cancel(message& m) {
-  cancel_message c{};
-  std::memcpy(&c, m.payload().data(), sizeof c);
+  const auto c = m.payload_as<cancel_message>();
   const std::uint8_t removed = dequeue(c.word, c.waiter, c.flag) ? 1 : 0;
   m.reply(&removed, 1);
 }
@@ -152,8 +149,7 @@ struct wake_message {
 };
 
 void on_wake(message& m) {
-  wake_message w{};
-  std::memcpy(&w, m.payload().data(), sizeof w);
+  const auto w = m.payload_as<wake_message>();
   wake_at_home(w.word, w.count);
 }
 const handler_registration wake_registration{handler_ids::futex_wake, &on_wake};

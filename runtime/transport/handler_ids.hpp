@@ -18,3 +18,18 @@ inline constexpr handler_id futex_wake = 9;   // ... wake waiters of a word
 inline constexpr handler_id futex_woken = 10; // ... tell a waiter's node it was woken
 
 }  // namespace dstd::rt::handler_ids
+
+namespace dstd::rt {
+
+// The name of a runtime handler, for error messages ("user" from
+// first_user_handler on).
+inline const char* handler_name(handler_id h) {
+  static constexpr const char* names[] = {"none",        "shutdown",     "remote_free",
+                                          "usable_size", "apply_diffs",  "wake_waiter",
+                                          "start_thread", "futex_wait",  "futex_cancel",
+                                          "futex_wake",  "futex_woken"};
+  if (h < sizeof names / sizeof names[0]) return names[h];
+  return h >= first_user_handler ? "user" : "unknown";
+}
+
+}  // namespace dstd::rt

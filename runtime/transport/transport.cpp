@@ -1,11 +1,12 @@
 // The backend-independent parts of the transport: completions, messages,
 // the blocking conveniences, and dispatch to handlers.
-#include "runtime/common/chaos.hpp"
 #include "runtime/transport/transport.hpp"
 
 #include "runtime/common/backoff.hpp"
+#include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/transport/handler_ids.hpp"
 
 namespace dstd::rt {
 
@@ -46,6 +47,11 @@ void message::reply(const void* data, std::size_t len) {
   transport_->reply(reply_token{from_, cookie_}, data, len);
 }
 
+void message::malformed(std::size_t expected) const {
+  fatal("a message for handler %u (%s) from node %u has %zu bytes; it needs %zu", handler_,
+        handler_name(handler_), from_, payload_.size(), expected);
+}
+
 reply_token message::defer() {
   if (!wants_reply_) fatal("defer on a message that was sent without waiting for a reply");
   if (answered_) fatal("a message was answered twice");
@@ -62,6 +68,7 @@ void transport::dispatch(handler_id h, node_id from, std::span<const std::byte> 
   message m;
   m.transport_ = this;
   m.from_ = from;
+  m.handler_ = h;
   m.payload_ = payload;
   m.cookie_ = cookie;
   m.wants_reply_ = wants_reply;

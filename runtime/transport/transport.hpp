@@ -27,8 +27,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/transport/completion.hpp"
@@ -52,8 +54,23 @@ struct reply_token {
 class message {
  public:
   node_id from() const { return from_; }
+  handler_id handler() const { return handler_; }
   std::span<const std::byte> payload() const { return payload_; }
   bool wants_reply() const { return wants_reply_; }
+
+  // The payload as one T. A payload of any other size is a fatal error
+  // naming the handler and the sender, never a silent misread.
+  template <class T>
+  T payload_as() const {
+    static_assert(std::is_trivially_copyable_v<T>, "a message carries plain bytes");
+    if (payload_.size() != sizeof(T)) malformed(sizeof(T));
+    T v;
+    std::memcpy(&v, payload_.data(), sizeof v);
+    return v;
+  }
+
+  // Ends the node: the payload does not have the `expected` bytes.
+  [[noreturn]] void malformed(std::size_t expected) const;
 
   // Reply now. A handler of a call that neither replies nor defers sends an
   // empty reply when it returns.
@@ -65,6 +82,7 @@ class message {
   friend class transport;
   transport* transport_ = nullptr;
   node_id from_ = 0;
+  handler_id handler_ = 0;
   std::span<const std::byte> payload_;
   std::uint64_t cookie_ = 0;
   bool wants_reply_ = false;

@@ -53,6 +53,18 @@ TEST(DstdrunFault, NodeZeroAborts) {
   EXPECT_LT(r.seconds, 5) << describe(r);
 }
 
+// A runtime handler given a payload of the wrong size ends its node with a
+// message naming the handler and the sender, not a misread.
+TEST(DstdrunFault, ShortMessageIsAFatalErrorNamingHandlerAndSender) {
+  const run_result r = fault("3", "short_message", "2");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstd: node 2: a message for handler 9 (futex_wake) from node 0 "
+                              "has 1 bytes; it needs 16"))
+      << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstdrun: node 2 (pid ")) << describe(r);
+  EXPECT_LT(r.seconds, 5) << describe(r);
+}
+
 TEST(DstdrunFault, OnlyTheFailingNodeIsReported) {
   const run_result r = fault("4", "kill", "1");
   EXPECT_EQ(r.err.find("dstdrun: "), r.err.rfind("dstdrun: ")) << describe(r);

@@ -11,6 +11,8 @@
 //   node_fault ok                      prints "ok from node 0 of N", exits 0
 //   node_fault status7                 main returns 7
 //   node_fault sleep                   main sleeps 60 s (for --timeout)
+//   node_fault short_message NODE      node 0 sends that node a runtime
+//                                      message (futex_wake) with a 1-byte payload
 #include <unistd.h>
 
 #include <chrono>
@@ -21,6 +23,7 @@
 #include <dstd/dstd.hpp>
 #include <thread>
 
+#include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/transport.hpp"
 
 namespace {
@@ -49,7 +52,8 @@ const handler_registration abort_registration{h_abort, &on_abort};
 const handler_registration exit3_registration{h_exit3, &on_exit3};
 
 int usage() {
-  std::fprintf(stderr, "usage: node_fault kill|abort|exit3 NODE | ok | status7 | sleep\n");
+  std::fprintf(stderr,
+               "usage: node_fault kill|abort|exit3|short_message NODE | ok | status7 | sleep\n");
   return 2;
 }
 
@@ -79,6 +83,8 @@ int main(int argc, char** argv) {
   } else if (std::strcmp(mode, "exit3") == 0) {
     h = h_exit3;
     act = die_by_exit3;
+  } else if (std::strcmp(mode, "short_message") == 0) {
+    h = dstd::rt::handler_ids::futex_wake;
   } else {
     return usage();
   }
@@ -90,8 +96,11 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  if (node == 0)
+  const char one_byte = 0;
+  if (node == 0 && act != nullptr)
     act();
+  else if (h == dstd::rt::handler_ids::futex_wake)
+    dstd::rt::current_transport()->post_send(static_cast<dstd::rt::node_id>(node), h, &one_byte, 1);
   else
     dstd::rt::current_transport()->post_send(static_cast<dstd::rt::node_id>(node), h, nullptr, 0);
   std::this_thread::sleep_for(std::chrono::seconds(60));
