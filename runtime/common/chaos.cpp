@@ -4,9 +4,7 @@
 #include <sched.h>
 #include <time.h>
 
-#include <cerrno>
-#include <cstdlib>
-
+#include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 
 namespace dstd::rt::chaos {
@@ -55,15 +53,8 @@ void detail::delay() noexcept {
 }
 
 void configure_from_env() {
-  const char* text = std::getenv("DSTD_CHAOS");
-  if (text == nullptr || *text == '\0') return;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || *end != '\0') {
-    fatal("DSTD_CHAOS=%s is not a seed (a number from 0 to 2^64-1)", text);
-  }
-  seed = v;
+  if (env::text("DSTD_CHAOS") == nullptr) return;
+  seed = env::number("DSTD_CHAOS", 0, UINT64_MAX, 0);
   detail::enabled = true;
 }
 

@@ -14,10 +14,11 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/coherence/coherence.hpp"
 #include "runtime/common/chaos.hpp"
+#include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
-#include "runtime/coherence/coherence.hpp"
 #include "runtime/control/fork_guard.hpp"
 #include "runtime/control/identity.hpp"
 #include "runtime/control/node_env.hpp"
@@ -105,7 +106,7 @@ const handler_registration shutdown_registration{handler_ids::shutdown, &on_shut
 // waits for the end of the program.
 // DSTD_STATS (dstdrun --stats): one line of counters per node at the end.
 void print_stats_if_asked() {
-  if (std::getenv(launch::env_stats) == nullptr) return;
+  if (env::text(launch::env_stats) == nullptr) return;
   const dstd::node_stats s = dstd::stats();
   std::fprintf(stderr,
                "dstd stats: node %u: read_faults=%llu write_faults=%llu pages_fetched=%llu "

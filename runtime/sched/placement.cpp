@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/layout.hpp"
 #include "runtime/sched/scheduler.hpp"
@@ -36,10 +37,8 @@ cluster& state() {
 }
 
 policy policy_from_env() {
-  const char* v = std::getenv("DSTD_PLACEMENT");
-  if (v == nullptr || *v == '\0' || std::strcmp(v, "spread") == 0) return policy::spread;
-  if (std::strcmp(v, "local") == 0) return policy::local;
-  fatal("DSTD_PLACEMENT=%s is not a placement policy (use spread or local)", v);
+  return env::choice("DSTD_PLACEMENT", {"spread", "local"}, 0) == 0 ? policy::spread
+                                                                    : policy::local;
 }
 
 }  // namespace

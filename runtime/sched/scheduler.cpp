@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/common/backoff.hpp"
+#include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/sched/partition_stack.hpp"
@@ -74,17 +75,6 @@ node_scheduler& node() {
 
 thread_local fiber* running_fiber = nullptr;
 thread_local fiber* thread_waiter = nullptr;
-
-std::size_t env_number(const char* name, std::size_t fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long n = std::strtoul(v, &end, 10);
-  if (*end != '\0' || n == 0 || n > 4096) {
-    fatal("%s=%s is not a number from 1 to 4096", name, v);
-  }
-  return n;
-}
 
 // Wakes one idle worker, if any (lock held).
 void wake_idle_worker(node_scheduler& s) {
@@ -278,7 +268,7 @@ void park_thread(fiber* w, clock::time_point deadline, bool timed) {
 
 unsigned configured_workers() {
   return static_cast<unsigned>(
-      env_number("DSTD_WORKERS", std::max(1u, std::thread::hardware_concurrency())));
+      env::number("DSTD_WORKERS", 1, 4096, std::max(1u, std::thread::hardware_concurrency())));
 }
 
 void start(unsigned workers) {
@@ -315,7 +305,7 @@ unsigned worker_count() {
 
 void spawn(fiber_fn fn, void* arg, std::size_t stack_bytes) {
   start();
-  if (stack_bytes == 0) stack_bytes = env_number("DSTD_STACK_KB", 1024) * 1024;
+  if (stack_bytes == 0) stack_bytes = env::number("DSTD_STACK_KB", 1, 4096, 1024) * 1024;
   fiber* f = new_fiber();
   f->fn = fn;
   f->arg = arg;

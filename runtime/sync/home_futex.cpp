@@ -1,5 +1,4 @@
 // See home_futex.hpp.
-#include "runtime/common/chaos.hpp"
 #include "runtime/sync/home_futex.hpp"
 
 #include <atomic>
@@ -10,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/common/chaos.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/transport/handler_ids.hpp"

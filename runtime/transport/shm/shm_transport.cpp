@@ -8,7 +8,6 @@
 // send lock or for ring space, it keeps draining its own inbound rings into a
 // local backlog. The backlog is handled before the rings, which keeps
 // per-peer order.
-#include "runtime/common/chaos.hpp"
 #include "runtime/transport/shm/shm_transport.hpp"
 
 #include <sys/mman.h>
@@ -25,6 +24,7 @@
 #include <vector>
 
 #include "runtime/common/backoff.hpp"
+#include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/heap/address_space.hpp"
