@@ -11,7 +11,7 @@
 // acquire's own flush) is refreshed, not dropped: the home's copy with the
 // local changes on top.
 //
-// What makes them complete (docs/DESIGN.md §4.4; issue 10 broke both):
+// What makes them complete (docs/DESIGN.md §4.1; issue 10 broke both):
 //  - every page whose frame is readable, or is being fetched, is on the
 //    cached list or locked by an acquire that took it from there: a fault
 //    lists the page before it fetches (an acquire that takes the list later
@@ -298,19 +298,23 @@ void adopt_static_region() {
 
 }  // namespace
 
-// Before free() sends a full batch of remote frees: the node's writes to
-// those blocks go home first. (Not possible on the service thread, which
-// must not wait for other nodes; it frees no remote blocks of its own.)
 namespace {
-void release_before_sending_frees() noexcept {
-  if (current_transport() != nullptr && !current_transport()->on_service_thread()) release();
+
+void flush_diffs() noexcept;
+
+// Before remote frees are sent: the node's writes to those blocks go home
+// first. (Not possible on the service thread, which must not wait for other
+// nodes; it frees no remote blocks of its own.)
+void flush_diffs_before_sending_frees() noexcept {
+  if (current_transport() != nullptr && !current_transport()->on_service_thread()) flush_diffs();
 }
+
 }  // namespace
 
 void init() {
   space = &ensure_address_space();
   if (space->nodes < 2) return;
-  set_before_sending_frees(&release_before_sending_frees);
+  set_before_sending_frees(&flush_diffs_before_sending_frees);
   directory.init(space->backing_bytes() / page);
   twins.init(twin_capacity);
   install_fault_handler();
@@ -391,12 +395,22 @@ bool nothing_to_sync(bool cached_matters) {
 
 }  // namespace
 
-// Queued remote frees go home only after the diffs: a block this node wrote
-// and then freed must not be freed (and reused) at its home before the
-// home has applied those writes, or they would land in its next owner.
+namespace {
+
+// The diff half of a release.
+void flush_diffs() noexcept {
+  if (!nothing_to_sync(false)) synchronized("release", [] { flush_dirty_pages(); });
+}
+
+}  // namespace
+
+// Queued remote frees go home after the diffs (flush_remote_frees flushes
+// diffs again between taking them and sending them): a block this node
+// wrote and then freed must not be freed (and reused) at its home before
+// the home has applied those writes, or they would land in its next owner.
 void release() {
   if (!enabled.load(std::memory_order_acquire)) return;
-  if (!nothing_to_sync(false)) synchronized("release", [] { flush_dirty_pages(); });
+  flush_diffs();
   flush_remote_frees();
 }
 

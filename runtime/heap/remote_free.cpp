@@ -39,6 +39,14 @@ void send_batch(node_id home, void* const* blocks, std::size_t count) {
   t->post_send(home, handler_ids::remote_free, blocks, count * sizeof(void*));
 }
 
+// Frees taken out of a batch go home only after this node's writes: the
+// hook (the coherence layer's) flushes every page dirtied before now,
+// which covers the writes to these blocks, made before they were freed.
+void send_taken(node_id home, void* const* blocks, std::size_t count) {
+  if (auto fn = before_sending.load(std::memory_order_acquire)) fn();
+  send_batch(home, blocks, count);
+}
+
 void flush_one(node_id home) {
   void* out[batch_capacity];
   std::size_t n = 0;
@@ -50,7 +58,7 @@ void flush_one(node_id home) {
   }
   if (n == 0) return;
   queued.fetch_sub(n, std::memory_order_relaxed);
-  send_batch(home, out, n);
+  send_taken(home, out, n);
 }
 
 void on_remote_free(message& m) {
@@ -104,8 +112,7 @@ void queue_remote_free(void* p) noexcept {
   b.count = 0;
   queued.fetch_sub(batch_capacity, std::memory_order_relaxed);
   lock.unlock();
-  if (auto fn = before_sending.load(std::memory_order_acquire)) fn();
-  send_batch(home, out, batch_capacity);
+  send_taken(home, out, batch_capacity);
 }
 
 void flush_remote_frees() noexcept {

@@ -45,10 +45,11 @@ inline bool is_remote_block(const void* p) noexcept {
 
 void queue_remote_free(void* p) noexcept;
 
-// Called before a full batch is sent from free(): it must make this node's
-// writes to the blocks in it visible at their home first (the home frees
-// and may reuse them at once). The coherence layer, above this one, sets
-// it to its release.
+// Called before frees taken from a batch are sent (a full batch from
+// free(), the rest from flush_remote_frees()): it must make this node's
+// writes so far visible at their homes, since the home frees the blocks
+// and may reuse them at once. The coherence layer, above this one, sets it
+// to its flush of dirty pages.
 using before_sending_frees_fn = void (*)() noexcept;
 void set_before_sending_frees(before_sending_frees_fn fn) noexcept;
 // Sends every queued free; one load when nothing is queued.
