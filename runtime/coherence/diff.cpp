@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "runtime/heap/layout.hpp"
+#include "runtime/common/layout.hpp"
 
 namespace dstd::rt::coherence {
 

@@ -9,7 +9,7 @@
 
 #include "runtime/coherence/spin_lock.hpp"
 #include "runtime/common/fatal.hpp"
-#include "runtime/heap/layout.hpp"
+#include "runtime/common/layout.hpp"
 
 namespace dstd::rt::coherence {
 

@@ -62,6 +62,7 @@ std::unique_ptr<transport> make_node_transport(const node_env& env) {
 // A forked child has a private copy of global memory (fork_guard.hpp); it
 // also leaves the run: no transport, frees of remote blocks dropped.
 void on_fork_child() {
+  set_connected(false);
   node_transport = nullptr;
   node_booted = false;
   drop_remote_frees();
@@ -77,6 +78,7 @@ void boot() {
   ensure_address_space();
   share_static_region();
   node_transport = make_node_transport(env).release();
+  set_connected(true);
   join_record mine = describe_this_node(env.self);
   placement::describe(mine);
   lock_table::describe(mine);

@@ -7,7 +7,7 @@
 
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
-#include "runtime/heap/layout.hpp"
+#include "runtime/common/layout.hpp"
 #include "runtime/launch/launch_contract.hpp"
 
 namespace dstd::rt {

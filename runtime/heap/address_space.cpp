@@ -18,6 +18,7 @@ namespace dstd::rt {
 namespace {
 
 address_space space;
+std::atomic<bool> connected{false};
 shm::segment_fds backing_fds;
 std::atomic<bool> mapped{false};
 std::mutex map_lock;  // constant-initialized: usable before any constructor
@@ -94,6 +95,20 @@ const address_space& ensure_address_space() {
   mapped.store(true, std::memory_order_release);
   return space;
 }
+
+location locate(const void* p) noexcept {
+  const address_space& s = ensure_address_space();
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  location where;
+  where.home = s.self;
+  where.global = s.backing_offset(a, 1, where.backing_offset);
+  if (!where.global) return where;
+  where.home = s.home(a);
+  where.here = where.home == s.self || s.nodes == 1 || !connected.load(std::memory_order_acquire);
+  return where;
+}
+
+void set_connected(bool c) noexcept { connected.store(c, std::memory_order_release); }
 
 void backing_offset_or_die(std::uintptr_t a, std::size_t len, std::uint64_t& offset) {
   if (!ensure_address_space().backing_offset(a, len, offset)) {

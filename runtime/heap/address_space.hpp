@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/heap/layout.hpp"
+#include "runtime/common/layout.hpp"
 #include "runtime/transport/shm/shm_segments.hpp"
 #include "runtime/transport/transport.hpp"
 
@@ -52,6 +52,26 @@ struct address_space {
 
 // backing_offset, or a fatal error naming the address.
 void backing_offset_or_die(std::uintptr_t a, std::size_t len, std::uint64_t& offset);
+
+// Where an address lives: the one locality check of the runtime. Every layer
+// (home words, the cluster futex, remote wake, coherence, remote free) asks
+// this, once per operation, and in every phase it gives the answer that
+// phase needs.
+struct location {
+  node_id home = 0;               // this node for memory outside the global regions
+  bool global = false;            // inside a partition or the shared static data
+  bool here = true;               // operations on it are this process's own CPU operations
+  std::uint64_t backing_offset = 0;  // where its bytes are in the backing (when global)
+};
+// `here` is true when the home is this node, when the address is not
+// global, and whenever this process is not connected to a run: before boot,
+// in a one-node run, and in a forked child (which has a private copy of
+// global memory).
+location locate(const void* p) noexcept;
+
+// Boot marks the node connected once its transport runs; a forked child
+// marks itself disconnected (fork_guard.hpp).
+void set_connected(bool connected) noexcept;
 
 // Maps the address space if that has not happened yet (thread-safe, no
 // allocation) and returns it.

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/heap/layout.hpp"
+#include "runtime/common/layout.hpp"
 
 namespace dstd::rt {
 

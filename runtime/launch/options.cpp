@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "runtime/heap/layout.hpp"
+#include "runtime/common/layout.hpp"
 #include "runtime/launch/diag.hpp"
 #include "runtime/launch/fd_io.hpp"
 #include "runtime/launch/program_path.hpp"

@@ -5,7 +5,7 @@
 // touching its callers. The semantics follow RDMA reliable-connection queue
 // pairs, the most demanding backend:
 //
-//  * One-sided operations act on a global address (runtime/heap/layout.hpp)
+//  * One-sided operations act on a global address (runtime/common/layout.hpp)
 //    of any node, without running code there: read, write, 64-bit
 //    compare-and-swap, 64-bit fetch-and-add. Atomics need 8-byte alignment and
 //    are atomic with respect to other transport atomics on the same word and

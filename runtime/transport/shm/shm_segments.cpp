@@ -1,7 +1,7 @@
 // Creation of the shm transport's segments; see shm_segments.hpp.
 #include "runtime/transport/shm/shm_segments.hpp"
 
-#include "runtime/heap/layout.hpp"
+#include "runtime/common/layout.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

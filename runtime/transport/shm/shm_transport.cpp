@@ -28,7 +28,7 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/heap/address_space.hpp"
-#include "runtime/heap/layout.hpp"
+#include "runtime/common/layout.hpp"
 #include "runtime/transport/shm/shm_ring.hpp"
 
 namespace dstd::rt::shm {
