@@ -85,11 +85,10 @@ void run_thread(void* arg) {
   if (home_of(s) != this_node()) rt::coherence::acquire();
   set_current_thread_id(s->id);
   try {
-    s->body->run();
+    s->body->run_and_destroy(s->body);
   } catch (...) {
     uncaught_exception_in(s);
   }
-  delete s->body;
   rt::coherence::release();
   mark_finished(s);
   rt::placement::thread_finished(this_node());
@@ -105,7 +104,7 @@ const rt::handler_registration start_registration{rt::handler_ids::start_thread,
 
 }  // namespace
 
-thread_state* start_thread(std::unique_ptr<thread_body> body, node_id where, std::uint64_t& id) {
+thread_state* start_thread(thread_body* body, node_id where, std::uint64_t& id) {
   if (where == placed_by_load) where = rt::placement::choose();
   if (where >= node_count()) {
     char what[128];
@@ -116,7 +115,7 @@ thread_state* start_thread(std::unique_ptr<thread_body> body, node_id where, std
   auto* s = new thread_state;
   s->id = id = new_thread_id();
   s->node = where;
-  s->body = body.release();
+  s->body = body;
   rt::placement::thread_placed(where);
   if (where == this_node()) {
     rt::sched::spawn(run_thread, s);

@@ -74,6 +74,17 @@ TEST(Thread, SpawnOnAndSpawnToLandOnTheRequestedNode) {
   }
 }
 
+// spawn_on a node that does not exist throws std::system_error, and the
+// callable and arguments it had copied are destroyed, not leaked or run.
+TEST(Thread, SpawnOnAMissingNodeThrowsAndDestroysTheCopies) {
+  auto alive = std::make_shared<int>(0);
+  bool ran = false;
+  EXPECT_THROW(dstd::spawn_on(dstd::node_count(), [&ran, alive] { ran = true; }),
+               std::system_error);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(alive.use_count(), 1) << "the thread's copy of the callable was not destroyed";
+}
+
 // A thread on the last node spawns threads (placed anywhere) that each
 // spawn one more on node 0; everything comes back to main.
 TEST(Thread, NestedSpawningFromARemoteThread) {
