@@ -7,12 +7,11 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <dstd/atomic>
 #include <dstd/bits/mutex.hpp>
+#include <dstd/bits/std_parts.hpp>
 #include <dstd/stop_token>
-#include <mutex>
 
 namespace dstd {
 
@@ -39,7 +38,7 @@ class notify_sequence {
     lock.unlock();
     wait_while_equal_until(seq_.ptr(), 8, seen, t);
     lock.lock();
-    return std::chrono::steady_clock::now() < t ? cv_status::no_timeout : cv_status::timeout;
+    return std::chrono::steady_clock::now() < t ? detail::cv_no_timeout : detail::cv_timeout;
   }
   std::uint64_t current() const noexcept { return seq_.load(memory_order_relaxed); }
 
@@ -74,7 +73,7 @@ class basic_condition_variable {
   template <class L = Lock, class Clock, class Duration, class Predicate>
   bool wait_until(L& lock, const std::chrono::time_point<Clock, Duration>& t, Predicate pred) {
     while (!pred()) {
-      if (wait_until(lock, t) == cv_status::timeout) return pred();
+      if (wait_until(lock, t) == detail::cv_timeout) return pred();
     }
     return true;
   }
@@ -111,7 +110,7 @@ class basic_condition_variable {
     while (!pred()) {
       const std::uint64_t seen = seq_.current();
       if (st.stop_requested()) return pred();
-      if (seq_.wait_until(lock, seen, deadline) == cv_status::timeout) return pred();
+      if (seq_.wait_until(lock, seen, deadline) == detail::cv_timeout) return pred();
     }
     return true;
   }

@@ -2,10 +2,11 @@
 // header-only types call. Not for direct use.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <dstd/bits/std_parts.hpp>
+#include <type_traits>
 
 namespace dstd::detail {
 

@@ -1,0 +1,46 @@
+// The header rule (README.md): every public dstd header first, read as if
+// compat/'s headers were including them, then the standard ones.
+#define DSTD_TEST_READING_DSTD
+#include <dstd/atomic>
+#include <dstd/dstd.hpp>
+#include <dstd/stop_token>
+#include <dstd/sync>
+#include <dstd/thread>
+#undef DSTD_TEST_READING_DSTD
+
+#include <condition_variable>
+#include <mutex>
+
+#include "header_rule_test.hpp"
+
+// dstd declares std::cv_status opaquely and names its values itself.
+static_assert(dstd::detail::cv_no_timeout == std::cv_status::no_timeout);
+static_assert(dstd::detail::cv_timeout == std::cv_status::timeout);
+
+namespace header_rule {
+
+bool dstd_first_works() {
+  auto* m = new dstd::recursive_mutex;
+  auto* owned = new bool(false);
+  dstd::jthread t([m, owned](dstd::stop_token) {
+    std::lock_guard outer(*m);
+    std::unique_lock inner(*m, std::try_to_lock);
+    *owned = inner.owns_lock();
+  });
+  t.join();
+  dstd::once_flag once;
+  int calls = 0;
+  dstd::call_once(once, [&] { ++calls; });
+  dstd::call_once(once, [&] { ++calls; });
+  const bool ok = *owned && calls == 1;
+  delete owned;
+  delete m;
+  return ok;
+}
+
+}  // namespace header_rule
+
+int main() {
+  const bool ok = header_rule::std_first_works() && header_rule::dstd_first_works();
+  return ok ? 0 : 1;
+}
