@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,19 +10,19 @@
 #include <string>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/heap/program_headers.hpp"
 
 namespace dstd::rt {
 
 namespace {
 
-// The first object dl_iterate_phdr reports is the main executable.
-int read_main_object(dl_phdr_info* info, std::size_t, void* data) {
-  auto* rec = static_cast<join_record*>(data);
-  rec->exe_load_address = info->dlpi_addr;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+// The executable's load address and GNU build id.
+void read_main_object(join_record* rec) {
+  const program_headers headers = main_program_headers();
+  rec->exe_load_address = headers.load_bias;
+  for (const ElfW(Phdr)& ph : headers) {
     if (ph.p_type != PT_NOTE) continue;
-    auto* p = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+    auto* p = reinterpret_cast<const unsigned char*>(headers.address_of(ph));
     const unsigned char* end = p + ph.p_memsz;
     while (p + sizeof(ElfW(Nhdr)) <= end) {
       auto* note = reinterpret_cast<const ElfW(Nhdr)*>(p);
@@ -33,12 +32,11 @@ int read_main_object(dl_phdr_info* info, std::size_t, void* data) {
           std::memcmp(name, "GNU", 4) == 0 && note->n_descsz <= sizeof rec->build_id) {
         rec->build_id_len = note->n_descsz;
         std::memcpy(rec->build_id, desc, note->n_descsz);
-        return 1;
+        return;
       }
       p = desc + ((note->n_descsz + 3) & ~3u);
     }
   }
-  return 1;  // stop after the main executable
 }
 
 std::string hex(const std::uint8_t* bytes, std::uint32_t n) {
@@ -65,7 +63,7 @@ join_record describe_this_node(node_id self) {
   join_record rec{};
   rec.node = self;
   rec.pid = static_cast<std::uint32_t>(getpid());
-  dl_iterate_phdr(read_main_object, &rec);
+  read_main_object(&rec);
   struct stat st {};
   if (stat("/proc/self/exe", &st) == 0) {
     rec.exe_size = static_cast<std::uint64_t>(st.st_size);

@@ -1,10 +1,11 @@
-// See static_exclusions.hpp. Reads /proc/self/exe from disk rather than the
-// loaded dynamic section, whose entries the loader may have rewritten.
+// See static_exclusions.hpp. Reads the dynamic section and relocations from
+// /proc/self/exe on disk rather than from memory, where the loader may have
+// rewritten them; the program headers, which it does not touch, come from
+// the one reader (program_headers.hpp).
 #include "runtime/heap/static_exclusions.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
-#include <link.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,14 +13,16 @@
 #include <algorithm>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/heap/program_headers.hpp"
 
 namespace dstd::rt {
 
 namespace {
 
+// The executable's file bytes, addressed by link-time virtual address.
 class elf_image {
  public:
-  elf_image() {
+  explicit elf_image(const program_headers& headers) : headers_(headers) {
     int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
     struct stat st {};
     if (fd < 0 || fstat(fd, &st) != 0) fatal("cannot read the program's own executable");
@@ -33,14 +36,9 @@ class elf_image {
   elf_image(const elf_image&) = delete;
   elf_image& operator=(const elf_image&) = delete;
 
-  const Elf64_Ehdr& header() const { return *reinterpret_cast<const Elf64_Ehdr*>(base_); }
-  const Elf64_Phdr* phdrs() const {
-    return reinterpret_cast<const Elf64_Phdr*>(base_ + header().e_phoff);
-  }
   // File bytes at a link-time virtual address, or nullptr.
   const unsigned char* at_vaddr(std::uint64_t vaddr, std::uint64_t len) const {
-    for (int i = 0; i < header().e_phnum; ++i) {
-      const Elf64_Phdr& ph = phdrs()[i];
+    for (const Elf64_Phdr& ph : headers_) {
       if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr && vaddr + len <= ph.p_vaddr + ph.p_filesz &&
           ph.p_offset + (vaddr - ph.p_vaddr) + len <= size_) {
         return base_ + ph.p_offset + (vaddr - ph.p_vaddr);
@@ -50,32 +48,22 @@ class elf_image {
   }
 
  private:
+  program_headers headers_;
   const unsigned char* base_ = nullptr;
   std::size_t size_ = 0;
 };
-
-std::uintptr_t load_bias() {
-  std::uintptr_t bias = 0;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t, void* out) {
-        *static_cast<std::uintptr_t*>(out) = info->dlpi_addr;
-        return 1;  // the first object is the main executable
-      },
-      &bias);
-  return bias;
-}
 
 }  // namespace
 
 std::vector<byte_range> per_node_static_ranges(std::uintptr_t begin, std::uintptr_t end) {
   std::vector<byte_range> ranges;
   if (begin == end) return ranges;
-  const elf_image elf;
-  const std::uintptr_t bias = load_bias();
+  const program_headers headers = main_program_headers();
+  const elf_image elf(headers);
+  const std::uintptr_t bias = headers.load_bias;
   const Elf64_Dyn* dyn = nullptr;
   std::uint64_t dyn_count = 0;
-  for (int i = 0; i < elf.header().e_phnum; ++i) {
-    const Elf64_Phdr& ph = elf.phdrs()[i];
+  for (const Elf64_Phdr& ph : headers) {
     if (ph.p_type == PT_DYNAMIC) {
       dyn = reinterpret_cast<const Elf64_Dyn*>(elf.at_vaddr(ph.p_vaddr, ph.p_filesz));
       dyn_count = ph.p_filesz / sizeof(Elf64_Dyn);

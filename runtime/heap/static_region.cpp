@@ -1,7 +1,6 @@
 // See static_region.hpp.
 #include "runtime/heap/static_region.hpp"
 
-#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -9,45 +8,35 @@
 #include <cstring>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/layout.hpp"
+#include "runtime/heap/program_headers.hpp"
 
 namespace dstd::rt {
 
 namespace {
 
-constexpr std::uintptr_t page = 4096;
-constexpr std::uintptr_t page_up(std::uintptr_t a) { return (a + page - 1) & ~(page - 1); }
-
-struct bounds {
-  std::uintptr_t begin = 0;
-  std::uintptr_t end = 0;
-  std::uintptr_t relro_end = 0;
-};
-
-// The first object dl_iterate_phdr reports is the main executable.
-int read_main_object(dl_phdr_info* info, std::size_t, void* data) {
-  auto* b = static_cast<bounds*>(data);
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    const std::uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
-    const std::uintptr_t hi = lo + ph.p_memsz;
-    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_W) && b->begin == 0) {
-      b->begin = lo;
-      b->end = hi;
-    } else if (ph.p_type == PT_GNU_RELRO) {
-      b->relro_end = hi;
-    }
-  }
-  return 1;
+constexpr std::uintptr_t page_up(std::uintptr_t a) {
+  return (a + layout::page_bytes - 1) & ~(layout::page_bytes - 1);
 }
 
 }  // namespace
 
 void find_static_region(std::uintptr_t& begin, std::uintptr_t& end) {
-  bounds b;
-  dl_iterate_phdr(read_main_object, &b);
-  std::uintptr_t lo = page_up(b.relro_end > b.begin ? b.relro_end : b.begin);
-  std::uintptr_t hi = page_up(b.end);
-  if (b.end == 0 || lo >= hi) lo = hi = 0;
+  std::uintptr_t data_begin = 0, data_end = 0, relro_end = 0;
+  const program_headers headers = main_program_headers();
+  for (const ElfW(Phdr)& ph : headers) {
+    const std::uintptr_t lo = headers.address_of(ph);
+    const std::uintptr_t hi = lo + ph.p_memsz;
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_W) && data_begin == 0) {
+      data_begin = lo;
+      data_end = hi;
+    } else if (ph.p_type == PT_GNU_RELRO) {
+      relro_end = hi;
+    }
+  }
+  std::uintptr_t lo = page_up(relro_end > data_begin ? relro_end : data_begin);
+  std::uintptr_t hi = page_up(data_end);
+  if (data_end == 0 || lo >= hi) lo = hi = 0;
   begin = lo;
   end = hi;
 }
