@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/page_size.hpp"
 #include "runtime/control/node_env.hpp"
 #include "runtime/heap/static_region.hpp"
 
@@ -85,6 +86,7 @@ const address_space& ensure_address_space() {
   if (mapped.load(std::memory_order_relaxed)) return space;
   const node_env& env = current_node_env();
   set_log_node(env.self, env.nodes);
+  check_system_page_size();
   address_space s;
   s.self = env.self;
   s.nodes = env.nodes;

@@ -9,13 +9,14 @@
 #include <mutex>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/layout.hpp"
 #include "runtime/heap/address_space.hpp"
 
 namespace dstd::rt {
 
 namespace {
 
-constexpr std::size_t page = 4096;
+constexpr std::size_t page = layout::page_bytes;
 
 std::atomic<std::uint64_t> heap_used{0};
 

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/common/layout.hpp"
+
 namespace dstd::rt {
 
 // Memory from the heap part of the home partition, aligned to `align` (a
@@ -24,12 +26,12 @@ std::uint64_t partition_allocated_bytes();
 // Bytes of the stack area carved out so far (in use or on the free list).
 std::uint64_t stack_area_used_bytes();
 
-// A fiber stack: [guard, guard + 4096) is an inaccessible guard page;
-// usable stack is [guard + 4096, top).
+// A fiber stack: [guard, guard + page) is an inaccessible guard page;
+// usable stack is [guard + page, top).
 struct stack_span {
   std::uintptr_t guard = 0;
   std::uintptr_t top = 0;
-  std::size_t usable() const { return top - guard - 4096; }
+  std::size_t usable() const { return top - guard - layout::page_bytes; }
 };
 
 // A stack with at least `usable` bytes (rounded up to pages), or a fatal

@@ -11,6 +11,7 @@
 
 #include <new>
 
+#include "runtime/common/layout.hpp"
 #include "runtime/heap/partition.hpp"
 
 namespace {
@@ -18,8 +19,7 @@ namespace {
 class partition_sys_allocator final : public SysAllocator {
  public:
   void* Alloc(size_t size, size_t* actual_size, size_t alignment) override {
-    constexpr size_t page = 4096;
-    if (alignment < page) alignment = page;
+    if (alignment < dstd::rt::layout::page_bytes) alignment = dstd::rt::layout::page_bytes;
     size = (size + alignment - 1) & ~(alignment - 1);
     void* p = dstd::rt::partition_allocate(size, alignment);
     if (p != nullptr && actual_size != nullptr) *actual_size = size;

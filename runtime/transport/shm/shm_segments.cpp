@@ -18,9 +18,9 @@ constexpr std::size_t round_up(std::size_t v, std::size_t a) { return (v + a - 1
 control_layout control_layout::for_nodes(unsigned nodes) {
   control_layout l{};
   l.nodes = nodes;
-  l.slots_offset = round_up(sizeof(control_header), 4096);
-  l.rings_offset = round_up(l.slots_offset + nodes * sizeof(join_slot), 4096);
-  l.ring_stride = round_up(sizeof(ring_header), 4096) + ring_data_bytes;
+  l.slots_offset = round_up(sizeof(control_header), layout::page_bytes);
+  l.rings_offset = round_up(l.slots_offset + nodes * sizeof(join_slot), layout::page_bytes);
+  l.ring_stride = round_up(sizeof(ring_header), layout::page_bytes) + ring_data_bytes;
   l.total_bytes = l.rings_offset + std::size_t(nodes) * nodes * l.ring_stride;
   return l;
 }
