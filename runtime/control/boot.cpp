@@ -22,6 +22,7 @@
 #include "runtime/control/fork_guard.hpp"
 #include "runtime/control/identity.hpp"
 #include "runtime/control/node_env.hpp"
+#include "runtime/control/node_stats_fields.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/launch/launch_contract.hpp"
@@ -109,26 +110,7 @@ const handler_registration shutdown_registration{handler_ids::shutdown, &on_shut
 // DSTD_STATS (dstdrun --stats): one line of counters per node at the end.
 void print_stats_if_asked() {
   if (env::text(launch::env_stats) == nullptr) return;
-  const dstd::node_stats s = dstd::stats();
-  std::fprintf(stderr,
-               "dstd stats: node %u: read_faults=%llu write_faults=%llu pages_fetched=%llu "
-               "bytes_fetched=%llu diff_bytes_sent=%llu pages_invalidated=%llu fault_ms=%.3f "
-               "releases=%llu acquires=%llu remote_frees_sent=%llu remote_frees_received=%llu "
-               "messages_sent=%llu messages_received=%llu one_sided=%llu\n",
-               current_node_env().self, static_cast<unsigned long long>(s.read_faults),
-               static_cast<unsigned long long>(s.write_faults),
-               static_cast<unsigned long long>(s.pages_fetched),
-               static_cast<unsigned long long>(s.bytes_fetched),
-               static_cast<unsigned long long>(s.diff_bytes_sent),
-               static_cast<unsigned long long>(s.pages_invalidated),
-               static_cast<double>(s.fault_nanoseconds) / 1e6,
-               static_cast<unsigned long long>(s.releases),
-               static_cast<unsigned long long>(s.acquires),
-               static_cast<unsigned long long>(s.remote_frees_sent),
-               static_cast<unsigned long long>(s.remote_frees_received),
-               static_cast<unsigned long long>(s.messages_sent),
-               static_cast<unsigned long long>(s.messages_received),
-               static_cast<unsigned long long>(s.one_sided_operations));
+  print_stats_line(current_node_env().self);
 }
 
 [[noreturn]] void serve_until_shutdown() {

@@ -1,7 +1,10 @@
-// The public node API of <dstd/dstd.hpp>.
+// The public node API of <dstd/dstd.hpp>, and the stats line of
+// dstdrun --stats (node_stats_fields.hpp).
+#include <cstdio>
 #include <dstd/dstd.hpp>
 
 #include "runtime/control/node_env.hpp"
+#include "runtime/control/node_stats_fields.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
@@ -27,6 +30,17 @@ node_stats stats() noexcept {
           c.diff_bytes_sent, c.pages_invalidated, c.fault_ns,      c.releases,
           c.acquires,        f.sent,              f.received,      m.messages_sent,
           m.messages_received, m.one_sided};
+}
+
+void rt::print_stats_line(node_id self) {
+  const node_stats s = stats();
+  char line[1024];  // 14 fields of at most 43 characters fit
+  int used = std::snprintf(line, sizeof line, "dstd stats: node %u:", self);
+  for (const rt::node_stats_field& f : rt::node_stats_fields) {
+    used += std::snprintf(line + used, sizeof line - static_cast<std::size_t>(used), " %s=%llu",
+                          f.name, static_cast<unsigned long long>(s.*f.member));
+  }
+  std::fprintf(stderr, "%s\n", line);
 }
 
 }  // namespace dstd
