@@ -1,7 +1,7 @@
 // One memory across nodes: after a release on one node and an acquire on
 // another, plain pointers see every write made before the release. Run at
-// 1, 2 and 4 nodes (tests/CMakeLists.txt); workers on every node
-// synchronize through the test barrier of tests/support/cluster.hpp.
+// 1, 2 and 4 nodes (tests/CMakeLists.txt); workers run as dstd threads on
+// every node and meet at a dstd::barrier (tests/support/cluster.hpp).
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -1,32 +1,31 @@
-// Test support: run a worker thread on every node, with a barrier.
+// Test support: run a worker on every node, with a barrier among them.
 //
-// The barrier is built on transport atomics only (the real sync types come
-// later): a worker releases before it arrives and acquires after it leaves,
-// so everything written before the barrier is visible after it.
+// The workers are dstd threads, one spawned on each node, and the barrier is
+// a dstd::barrier: everything written before run_on_every_node() is visible
+// to the workers, everything a worker wrote before barrier() is visible to
+// the others after it, and everything they wrote is visible when
+// run_on_every_node() returns.
 #pragma once
 
-#include <cstdint>
+#include <dstd/dstd.hpp>
+#include <dstd/sync>
 #include <string>
-
-#include "runtime/transport/transport.hpp"
 
 namespace dstd::test {
 
 struct worker_context {
-  rt::node_id node;
-  rt::node_id nodes;
+  node_id node;
+  node_id nodes;
   std::string arg;
-  // Waits until every worker has arrived (releases before, acquires after).
-  void barrier() const;
-
-  rt::gaddr barrier_word;
-  mutable std::uint64_t barrier_round;
+  dstd::barrier<>* all;
+  // Waits until every worker has arrived.
+  void barrier() const { all->arrive_and_wait(); }
 };
 
 using worker_fn = void (*)(const worker_context& ctx);
 
-// Runs fn on a new thread on every node (node 0 included) and returns when
-// all have finished; fails the test (and returns) after 120 s.
+// Runs fn on a dstd thread on every node (node 0 included) and returns when
+// all have finished.
 void run_on_every_node(worker_fn fn, const std::string& arg = {});
 
 }  // namespace dstd::test
