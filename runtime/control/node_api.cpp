@@ -1,7 +1,7 @@
 // The public node API of <dstd/dstd.hpp>, and the stats line of
 // dstdrun --stats (node_stats_fields.hpp).
 #include <cstdio>
-#include <dstd/dstd.hpp>
+#include <dstd/bits/node.hpp>
 
 #include "runtime/control/node_env.hpp"
 #include "runtime/control/node_stats_fields.hpp"

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <dstd/dstd.hpp>
+#include <dstd/bits/node.hpp>
 
 namespace dstd::rt {
 
