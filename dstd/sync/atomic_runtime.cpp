@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "runtime/coherence/coherence.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/sync/home_futex.hpp"
 #include "runtime/sync/home_word.hpp"
@@ -62,7 +63,7 @@ std::uint64_t remote_update(volatile void* p, unsigned size, F f) {
 void sync_release() noexcept { rt::coherence::release(); }
 void sync_acquire() noexcept { rt::coherence::acquire(); }
 
-bool is_home(const volatile void* p) noexcept { return hw::is_local(const_cast<const void*>(p)); }
+bool is_home(const volatile void* p) noexcept { return rt::locate(const_cast<const void*>(p)).here; }
 
 std::uint64_t remote_load(const volatile void* p, unsigned size) {
   const lane l = lane_of(p, size);

@@ -25,6 +25,7 @@
 #include "dstd/thread/thread_ids.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/sched/placement.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sched/scheduler.hpp"
@@ -82,7 +83,7 @@ void mark_finished(thread_state* s) {
 // The fiber entry of every dstd thread.
 void run_thread(void* arg) {
   auto* s = static_cast<thread_state*>(arg);
-  if (home_of(s) != this_node()) rt::coherence::acquire();
+  if (!rt::locate(s).here) rt::coherence::acquire();
   set_current_thread_id(s->id);
   try {
     s->body->run();

@@ -8,6 +8,7 @@
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/sync/home_word.hpp"
 
@@ -71,7 +72,7 @@ node_id choose() {
   cluster& c = state();
   if (c.nodes <= 1 || c.how == policy::local || c.table == nullptr) return c.self;
   std::uint64_t threads[layout::max_nodes];
-  if (home_word::is_local(c.table)) {
+  if (locate(c.table).here) {
     for (node_id n = 0; n < c.nodes; ++n) threads[n] = home_word::load(&c.table->threads[n]);
   } else {
     current_transport()->read(threads, reinterpret_cast<gaddr>(c.table->threads),

@@ -2,8 +2,8 @@
 #include "runtime/sched/remote_wake.hpp"
 
 #include <cstring>
-#include <dstd/dstd.hpp>
 
+#include "runtime/heap/address_space.hpp"
 #include "runtime/transport/handler_ids.hpp"
 
 namespace dstd::rt::sched {
@@ -19,12 +19,12 @@ const handler_registration wake_registration{handler_ids::wake_waiter, &on_wake}
 }  // namespace
 
 void wake(fiber* w) {
-  const node_id home = dstd::home_of(w);
-  if (home == dstd::this_node()) {
+  const location where = locate(w);
+  if (where.here) {
     unpark(w);
     return;
   }
-  current_transport()->post_send(home, handler_ids::wake_waiter, &w, sizeof w);
+  current_transport()->post_send(where.home, handler_ids::wake_waiter, &w, sizeof w);
 }
 
 }  // namespace dstd::rt::sched

@@ -4,12 +4,12 @@
 #include <atomic>
 #include <cstring>
 #include <deque>
-#include <dstd/dstd.hpp>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "runtime/common/chaos.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/transport/handler_ids.hpp"
@@ -106,12 +106,12 @@ void wake_at_home(const std::uint64_t* word, unsigned count) {
     if (it->second.empty()) t.queues.erase(it);
   }
   for (const entry& e : taken) {
-    const node_id node = dstd::home_of(e.waiter);
-    if (node == dstd::this_node()) {
+    const location waiter = locate(e.waiter);
+    if (waiter.here) {
       mark_woken(e);
     } else {
       const woken_message w{e.waiter, e.flag};
-      current_transport()->post_send(node, handler_ids::futex_woken, &w, sizeof w);
+      current_transport()->post_send(waiter.home, handler_ids::futex_woken, &w, sizeof w);
     }
   }
 }
@@ -154,23 +154,21 @@ void on_wake(message& m) {
 }
 const handler_registration wake_registration{handler_ids::futex_wake, &on_wake};
 
-bool home_is_here(const std::uint64_t* word) { return dstd::home_of(word) == dstd::this_node(); }
-
 bool queue_me(const std::uint64_t* word, std::uint64_t expected, woken_flag* flag) {
   const entry e{sched::self(), flag};
-  if (home_is_here(word)) return enqueue_if_unchanged(word, expected, e);
+  const location home = locate(word);
+  if (home.here) return enqueue_if_unchanged(word, expected, e);
   const wait_message w{word, expected, e.waiter, flag};
-  const auto reply = current_transport()->call(dstd::home_of(word), handler_ids::futex_wait, &w,
-                                               sizeof w);
+  const auto reply = current_transport()->call(home.home, handler_ids::futex_wait, &w, sizeof w);
   return !reply.empty() && reply[0] == std::byte{1};
 }
 
 bool unqueue_me(const std::uint64_t* word, woken_flag* flag) {
   sched::fiber* me = sched::self();
-  if (home_is_here(word)) return dequeue(word, me, flag);
+  const location home = locate(word);
+  if (home.here) return dequeue(word, me, flag);
   const cancel_message c{word, me, flag};
-  const auto reply = current_transport()->call(dstd::home_of(word), handler_ids::futex_cancel, &c,
-                                               sizeof c);
+  const auto reply = current_transport()->call(home.home, handler_ids::futex_cancel, &c, sizeof c);
   return !reply.empty() && reply[0] == std::byte{1};
 }
 
@@ -203,12 +201,13 @@ bool wait_until(const std::uint64_t* word, std::uint64_t expected, clock::time_p
 
 void wake(const std::uint64_t* word, unsigned count) {
   if (count == 0) return;
-  if (home_is_here(word)) {
+  const location home = locate(word);
+  if (home.here) {
     wake_at_home(word, count);
     return;
   }
   const wake_message w{word, count};
-  current_transport()->post_send(dstd::home_of(word), handler_ids::futex_wake, &w, sizeof w);
+  current_transport()->post_send(home.home, handler_ids::futex_wake, &w, sizeof w);
 }
 
 }  // namespace dstd::rt::home_futex

@@ -5,7 +5,8 @@
 // node would see its own copy. Here a word homed on this node (or outside
 // the global heap) is a plain CPU atomic; a word homed elsewhere is a
 // transport atomic at its home, which the transport makes atomic with
-// respect to the home's CPU atomics. Words must be 8-byte aligned and must
+// respect to the home's CPU atomics. Which of the two is rt::locate()'s
+// `here`, asked once per operation. Words must be 8-byte aligned and must
 // only ever be accessed through these functions (or CPU atomics at home).
 //
 // These carry no coherence actions: a caller that publishes or consumes
@@ -15,9 +16,6 @@
 #include <cstdint>
 
 namespace dstd::rt::home_word {
-
-// True when `w` is homed on this node: its operations are CPU atomics.
-bool is_local(const void* w) noexcept;
 
 std::uint64_t load(const std::uint64_t* w);
 void store(std::uint64_t* w, std::uint64_t value);
