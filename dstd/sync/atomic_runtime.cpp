@@ -19,7 +19,7 @@
 
 namespace dstd::detail {
 
-namespace hw = rt::home_word;
+namespace hw = rt::at_home;
 
 namespace {
 
@@ -63,7 +63,9 @@ std::uint64_t remote_update(volatile void* p, unsigned size, F f) {
 void sync_release() noexcept { rt::coherence::release(); }
 void sync_acquire() noexcept { rt::coherence::acquire(); }
 
-bool is_home(const volatile void* p) noexcept { return rt::locate(const_cast<const void*>(p)).here; }
+bool is_home(const volatile void* p) noexcept {
+  return rt::locate(const_cast<const void*>(p)).here;
+}
 
 std::uint64_t remote_load(const volatile void* p, unsigned size) {
   const lane l = lane_of(p, size);

@@ -34,11 +34,9 @@
 
 namespace dstd::detail {
 
-namespace hw = rt::home_word;
-
 struct thread_state {
-  std::uint64_t join_word = 0;  // home word: 0, finished or a parked joiner
-  std::uint64_t refs = 2;       // home word: the thread object and the thread
+  rt::home_word<std::uint64_t> join_word{0};  // 0, finished or a parked joiner
+  rt::home_word<std::uint64_t> refs{2};       // the thread object and the thread
   std::uint64_t id = 0;
   node_id node = 0;  // where it runs
   thread_body* body = nullptr;
@@ -49,7 +47,7 @@ namespace {
 constexpr std::uint64_t finished = 1;
 
 void drop_ref(thread_state* s) {
-  if (hw::fetch_add(&s->refs, ~std::uint64_t{0}) == 1) delete s;
+  if (s->refs.fetch_add(~std::uint64_t{0}) == 1) delete s;
 }
 
 [[noreturn]] void uncaught_exception_in(const thread_state* s) {
@@ -76,7 +74,7 @@ void drop_ref(thread_state* s) {
 }
 
 void mark_finished(thread_state* s) {
-  const std::uint64_t joiner = hw::exchange(&s->join_word, finished);
+  const std::uint64_t joiner = s->join_word.exchange(finished);
   if (joiner != 0) rt::sched::wake(reinterpret_cast<rt::sched::fiber*>(joiner));
 }
 
@@ -130,10 +128,10 @@ thread_state* start_thread(std::unique_ptr<thread_body> body, node_id where, std
 
 void join_thread(thread_state* s) {
   rt::sched::fiber* me = rt::sched::self();
-  const std::uint64_t seen = hw::compare_swap(&s->join_word, 0, reinterpret_cast<std::uint64_t>(me));
+  const std::uint64_t seen = s->join_word.compare_swap(0, reinterpret_cast<std::uint64_t>(me));
   if (seen != 0 && seen != finished) rt::fatal("two threads joined the same dstd::thread");
   if (seen == 0) {
-    while (hw::load(&s->join_word) != finished) rt::sched::park();
+    while (s->join_word.load() != finished) rt::sched::park();
   }
   rt::coherence::acquire();
   drop_ref(s);

@@ -73,7 +73,7 @@ node_id choose() {
   if (c.nodes <= 1 || c.how == policy::local || c.table == nullptr) return c.self;
   std::uint64_t threads[layout::max_nodes];
   if (locate(c.table).here) {
-    for (node_id n = 0; n < c.nodes; ++n) threads[n] = home_word::load(&c.table->threads[n]);
+    for (node_id n = 0; n < c.nodes; ++n) threads[n] = at_home::load(&c.table->threads[n]);
   } else {
     current_transport()->read(threads, reinterpret_cast<gaddr>(c.table->threads),
                               c.nodes * sizeof(std::uint64_t));
@@ -92,13 +92,13 @@ node_id choose() {
 
 void thread_placed(node_id n) {
   cluster& c = state();
-  if (c.nodes > 1 && c.table != nullptr) home_word::fetch_add(&c.table->threads[n], 1);
+  if (c.nodes > 1 && c.table != nullptr) at_home::fetch_add(&c.table->threads[n], 1);
 }
 
 void thread_finished(node_id n) {
   cluster& c = state();
   if (c.nodes > 1 && c.table != nullptr) {
-    home_word::fetch_add(&c.table->threads[n], ~std::uint64_t{0});
+    at_home::fetch_add(&c.table->threads[n], ~std::uint64_t{0});
   }
 }
 

@@ -6,7 +6,7 @@
 #include "runtime/heap/address_space.hpp"
 #include "runtime/transport/transport.hpp"
 
-namespace dstd::rt::home_word {
+namespace dstd::rt::at_home {
 
 namespace {
 
@@ -27,7 +27,15 @@ std::uint64_t load(const std::uint64_t* w) {
   return remote_load(w);
 }
 
-void store(std::uint64_t* w, std::uint64_t value) { exchange(w, value); }
+// One write: the transport makes an aligned 8-byte write single-copy atomic
+// with respect to the home's CPU atomics (transport.hpp).
+void store(std::uint64_t* w, std::uint64_t value) {
+  if (locate(w).here) {
+    cpu(w).store(value);
+    return;
+  }
+  current_transport()->write(address(w), &value, sizeof value);
+}
 
 std::uint64_t compare_swap(std::uint64_t* w, std::uint64_t expected, std::uint64_t desired) {
   if (locate(w).here) {
@@ -53,4 +61,4 @@ std::uint64_t exchange(std::uint64_t* w, std::uint64_t value) {
   }
 }
 
-}  // namespace dstd::rt::home_word
+}  // namespace dstd::rt::at_home

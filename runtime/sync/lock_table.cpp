@@ -41,9 +41,9 @@ void init(const std::vector<join_record>& all) {
 
 void lock(const void* p) {
   std::uint64_t* w = lock_of(p);
-  while (home_word::exchange(w, 1) != 0) sched::yield();
+  while (at_home::exchange(w, 1) != 0) sched::yield();
 }
 
-void unlock(const void* p) { home_word::store(lock_of(p), 0); }
+void unlock(const void* p) { at_home::store(lock_of(p), 0); }
 
 }  // namespace dstd::rt::lock_table
