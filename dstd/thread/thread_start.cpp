@@ -3,11 +3,10 @@
 // A thread_state lives in the creating node's heap and is shared by the
 // dstd::thread object and the running thread (two references, counted in a
 // home word). Its join word, also a home word, is 0 while the thread runs,
-// `finished` once it is done, or else the waiter (scheduler.hpp) of a
-// joiner that is parked on it; whoever comes second of the finishing thread
-// and the joiner sees the other's mark. Waking goes through the waiter's
-// address (remote_wake.hpp), so joiner, thread and state can be on three
-// different nodes.
+// `finished` once it is done, or else the name of a joiner parked on it
+// (remote_wake.hpp: its node and waiter id); whoever comes second of the
+// finishing thread and the joiner sees the other's mark. Waking goes through
+// that name, so joiner, thread and state can be on three different nodes.
 //
 // Coherence: the creator releases before a thread starts on another node,
 // which acquires before running; a thread releases when it ends, before
@@ -35,7 +34,7 @@
 namespace dstd::detail {
 
 struct thread_state {
-  rt::home_word<std::uint64_t> join_word{0};  // 0, finished or a parked joiner
+  rt::home_word<std::uint64_t> join_word{0};  // 0, finished or a parked joiner's name
   rt::home_word<std::uint64_t> refs{2};       // the thread object and the thread
   std::uint64_t id = 0;
   node_id node = 0;  // where it runs
@@ -75,7 +74,7 @@ void drop_ref(thread_state* s) {
 
 void mark_finished(thread_state* s) {
   const std::uint64_t joiner = s->join_word.exchange(finished);
-  if (joiner != 0) rt::sched::wake(reinterpret_cast<rt::sched::fiber*>(joiner));
+  if (joiner != 0) rt::sched::wake(rt::sched::unpack(joiner));
 }
 
 // The fiber entry of every dstd thread.
@@ -127,8 +126,7 @@ thread_state* start_thread(std::unique_ptr<thread_body> body, node_id where, std
 }
 
 void join_thread(thread_state* s) {
-  rt::sched::fiber* me = rt::sched::self();
-  const std::uint64_t seen = s->join_word.compare_swap(0, reinterpret_cast<std::uint64_t>(me));
+  const std::uint64_t seen = s->join_word.compare_swap(0, rt::sched::pack(rt::sched::my_name()));
   if (seen != 0 && seen != finished) rt::fatal("two threads joined the same dstd::thread");
   if (seen == 0) {
     while (s->join_word.load() != finished) rt::sched::park();
