@@ -39,6 +39,16 @@ std::uint64_t compare_swap(std::uint64_t* w, std::uint64_t expected, std::uint64
 std::uint64_t fetch_add(std::uint64_t* w, std::uint64_t add);
 std::uint64_t exchange(std::uint64_t* w, std::uint64_t value);
 
+// The same for a caller that already knows the word's home is elsewhere
+// (locate(w).here is false), so that it locates once per operation.
+namespace remote {
+std::uint64_t load(const std::uint64_t* w);
+void store(std::uint64_t* w, std::uint64_t value);
+std::uint64_t compare_swap(std::uint64_t* w, std::uint64_t expected, std::uint64_t desired);
+std::uint64_t fetch_add(std::uint64_t* w, std::uint64_t add);
+std::uint64_t exchange(std::uint64_t* w, std::uint64_t value);
+}  // namespace remote
+
 }  // namespace at_home
 
 // What a home word may hold: any small trivially copyable value.
