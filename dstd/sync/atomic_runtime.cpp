@@ -19,9 +19,10 @@
 
 namespace dstd::detail {
 
+namespace hw = rt::at_home;
 // The remote_* operations are called only for objects homed elsewhere
 // (sync_core.hpp): is_home() has located them, so they do not locate again.
-namespace remote_word = rt::at_home::remote;
+constexpr hw::known elsewhere = hw::known::elsewhere;
 
 namespace {
 
@@ -41,6 +42,11 @@ lane lane_of(const volatile void* p, unsigned size) {
   return l;
 }
 
+// An 8-byte object: the word itself.
+std::uint64_t* whole_word(volatile void* p) {
+  return reinterpret_cast<std::uint64_t*>(const_cast<void*>(p));
+}
+
 std::uint64_t extract(const lane& l, std::uint64_t word) { return (word & l.mask) >> l.shift; }
 
 std::uint64_t insert(const lane& l, std::uint64_t word, std::uint64_t v) {
@@ -51,10 +57,11 @@ std::uint64_t insert(const lane& l, std::uint64_t word, std::uint64_t v) {
 template <class F>
 std::uint64_t remote_update(volatile void* p, unsigned size, F f) {
   const lane l = lane_of(p, size);
-  std::uint64_t word = remote_word::load(l.word);
+  std::uint64_t word = hw::load(l.word, elsewhere);
   for (;;) {
     const std::uint64_t old = extract(l, word);
-    const std::uint64_t seen = remote_word::compare_swap(l.word, word, insert(l, word, f(old)));
+    const std::uint64_t seen =
+        hw::compare_swap(l.word, word, insert(l, word, f(old)), elsewhere);
     if (seen == word) return old;
     word = seen;
   }
@@ -71,40 +78,40 @@ bool is_home(const volatile void* p) noexcept {
 
 std::uint64_t remote_load(const volatile void* p, unsigned size) {
   const lane l = lane_of(p, size);
-  return extract(l, remote_word::load(l.word));
+  return extract(l, hw::load(l.word, elsewhere));
 }
 
 std::uint64_t remote_exchange(volatile void* p, unsigned size, std::uint64_t v) {
-  if (size == 8) return remote_word::exchange(reinterpret_cast<std::uint64_t*>(const_cast<void*>(p)), v);
+  if (size == 8) return hw::exchange(whole_word(p), v, elsewhere);
   return remote_update(p, size, [v](std::uint64_t) { return v; });
 }
 
 bool remote_compare_exchange(volatile void* p, unsigned size, std::uint64_t& expected,
                              std::uint64_t desired) {
   if (size == 8) {  // the object is the word: one remote operation
-    const std::uint64_t seen =
-        remote_word::compare_swap(reinterpret_cast<std::uint64_t*>(const_cast<void*>(p)), expected, desired);
+    const std::uint64_t seen = hw::compare_swap(whole_word(p), expected, desired, elsewhere);
     if (seen == expected) return true;
     expected = seen;
     return false;
   }
   const lane l = lane_of(p, size);
   const std::uint64_t want = expected & (l.mask >> l.shift);
-  std::uint64_t word = remote_word::load(l.word);
+  std::uint64_t word = hw::load(l.word, elsewhere);
   for (;;) {
     const std::uint64_t old = extract(l, word);
     if (old != want) {
       expected = old;
       return false;
     }
-    const std::uint64_t seen = remote_word::compare_swap(l.word, word, insert(l, word, desired));
+    const std::uint64_t seen =
+        hw::compare_swap(l.word, word, insert(l, word, desired), elsewhere);
     if (seen == word) return true;
     word = seen;  // a neighbour's bytes (or ours) changed: look again
   }
 }
 
 std::uint64_t remote_fetch_add(volatile void* p, unsigned size, std::uint64_t v) {
-  if (size == 8) return remote_word::fetch_add(reinterpret_cast<std::uint64_t*>(const_cast<void*>(p)), v);
+  if (size == 8) return hw::fetch_add(whole_word(p), v, elsewhere);
   return remote_update(p, size, [v](std::uint64_t old) { return old + v; });
 }
 
@@ -183,7 +190,7 @@ bool wait_impl(const volatile void* p, unsigned size, std::uint64_t old,
     return deadline == nullptr || std::chrono::steady_clock::now() < *deadline;
   }
   const lane l = lane_of(p, size);
-  const std::uint64_t word = rt::at_home::load(l.word);
+  const std::uint64_t word = hw::load(l.word);
   if (extract(l, word) != (old & (l.mask >> l.shift))) return true;
   if (deadline == nullptr) {
     rt::home_futex::wait(l.word, word);

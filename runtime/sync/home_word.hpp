@@ -29,25 +29,21 @@ namespace dstd::rt {
 
 namespace at_home {
 
+// What the caller knows of the word's home: nothing (the operation locates
+// it), or that it is elsewhere (the caller located it already, so that it
+// locates once per operation).
+enum class known { nothing, elsewhere };
+
 // `w` must be 8-byte aligned and only ever accessed through these (or CPU
 // atomics at its home). Each is one CPU atomic at home, one transport
 // operation elsewhere, except exchange (a compare-and-swap loop elsewhere).
-std::uint64_t load(const std::uint64_t* w);
-void store(std::uint64_t* w, std::uint64_t value);
+std::uint64_t load(const std::uint64_t* w, known k = known::nothing);
+void store(std::uint64_t* w, std::uint64_t value, known k = known::nothing);
 // Returns the old value; the swap happened if it equals `expected`.
-std::uint64_t compare_swap(std::uint64_t* w, std::uint64_t expected, std::uint64_t desired);
-std::uint64_t fetch_add(std::uint64_t* w, std::uint64_t add);
-std::uint64_t exchange(std::uint64_t* w, std::uint64_t value);
-
-// The same for a caller that already knows the word's home is elsewhere
-// (locate(w).here is false), so that it locates once per operation.
-namespace remote {
-std::uint64_t load(const std::uint64_t* w);
-void store(std::uint64_t* w, std::uint64_t value);
-std::uint64_t compare_swap(std::uint64_t* w, std::uint64_t expected, std::uint64_t desired);
-std::uint64_t fetch_add(std::uint64_t* w, std::uint64_t add);
-std::uint64_t exchange(std::uint64_t* w, std::uint64_t value);
-}  // namespace remote
+std::uint64_t compare_swap(std::uint64_t* w, std::uint64_t expected, std::uint64_t desired,
+                           known k = known::nothing);
+std::uint64_t fetch_add(std::uint64_t* w, std::uint64_t add, known k = known::nothing);
+std::uint64_t exchange(std::uint64_t* w, std::uint64_t value, known k = known::nothing);
 
 }  // namespace at_home
 
