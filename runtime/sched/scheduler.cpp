@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/common/backoff.hpp"
+#include "runtime/common/chaos.hpp"
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
@@ -424,6 +425,7 @@ void unpark(fiber* f) noexcept {
 
 void unpark_with_mark(fiber* f, std::uint64_t mark) noexcept {
   f->mark.store(mark);  // before the unpark, which the waiter's park orders after
+  chaos::point();       // marked, not yet unparked
   unpark(f);
 }
 
