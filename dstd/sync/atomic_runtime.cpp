@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "runtime/coherence/coherence.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/sync/home_futex.hpp"
 #include "runtime/sync/home_word.hpp"
@@ -18,7 +19,10 @@
 
 namespace dstd::detail {
 
-namespace hw = rt::home_word;
+namespace hw = rt::at_home;
+// The remote_* operations are called only for objects homed elsewhere
+// (sync_core.hpp): is_home() has located them, so they do not locate again.
+constexpr hw::known elsewhere = hw::known::elsewhere;
 
 namespace {
 
@@ -38,6 +42,11 @@ lane lane_of(const volatile void* p, unsigned size) {
   return l;
 }
 
+// An 8-byte object: the word itself.
+std::uint64_t* whole_word(volatile void* p) {
+  return reinterpret_cast<std::uint64_t*>(const_cast<void*>(p));
+}
+
 std::uint64_t extract(const lane& l, std::uint64_t word) { return (word & l.mask) >> l.shift; }
 
 std::uint64_t insert(const lane& l, std::uint64_t word, std::uint64_t v) {
@@ -48,10 +57,11 @@ std::uint64_t insert(const lane& l, std::uint64_t word, std::uint64_t v) {
 template <class F>
 std::uint64_t remote_update(volatile void* p, unsigned size, F f) {
   const lane l = lane_of(p, size);
-  std::uint64_t word = hw::load(l.word);
+  std::uint64_t word = hw::load(l.word, elsewhere);
   for (;;) {
     const std::uint64_t old = extract(l, word);
-    const std::uint64_t seen = hw::compare_swap(l.word, word, insert(l, word, f(old)));
+    const std::uint64_t seen =
+        hw::compare_swap(l.word, word, insert(l, word, f(old)), elsewhere);
     if (seen == word) return old;
     word = seen;
   }
@@ -62,99 +72,106 @@ std::uint64_t remote_update(volatile void* p, unsigned size, F f) {
 void sync_release() noexcept { rt::coherence::release(); }
 void sync_acquire() noexcept { rt::coherence::acquire(); }
 
-bool is_home(const volatile void* p) noexcept { return hw::is_local(const_cast<const void*>(p)); }
+bool is_home(const volatile void* p) noexcept {
+  return rt::locate(const_cast<const void*>(p)).here;
+}
 
 std::uint64_t remote_load(const volatile void* p, unsigned size) {
   const lane l = lane_of(p, size);
-  return extract(l, hw::load(l.word));
+  return extract(l, hw::load(l.word, elsewhere));
 }
 
 std::uint64_t remote_exchange(volatile void* p, unsigned size, std::uint64_t v) {
-  if (size == 8) return hw::exchange(reinterpret_cast<std::uint64_t*>(const_cast<void*>(p)), v);
+  if (size == 8) return hw::exchange(whole_word(p), v, elsewhere);
   return remote_update(p, size, [v](std::uint64_t) { return v; });
 }
 
 bool remote_compare_exchange(volatile void* p, unsigned size, std::uint64_t& expected,
                              std::uint64_t desired) {
   if (size == 8) {  // the object is the word: one remote operation
-    const std::uint64_t seen =
-        hw::compare_swap(reinterpret_cast<std::uint64_t*>(const_cast<void*>(p)), expected, desired);
+    const std::uint64_t seen = hw::compare_swap(whole_word(p), expected, desired, elsewhere);
     if (seen == expected) return true;
     expected = seen;
     return false;
   }
   const lane l = lane_of(p, size);
   const std::uint64_t want = expected & (l.mask >> l.shift);
-  std::uint64_t word = hw::load(l.word);
+  std::uint64_t word = hw::load(l.word, elsewhere);
   for (;;) {
     const std::uint64_t old = extract(l, word);
     if (old != want) {
       expected = old;
       return false;
     }
-    const std::uint64_t seen = hw::compare_swap(l.word, word, insert(l, word, desired));
+    const std::uint64_t seen =
+        hw::compare_swap(l.word, word, insert(l, word, desired), elsewhere);
     if (seen == word) return true;
     word = seen;  // a neighbour's bytes (or ours) changed: look again
   }
 }
 
 std::uint64_t remote_fetch_add(volatile void* p, unsigned size, std::uint64_t v) {
-  if (size == 8) return hw::fetch_add(reinterpret_cast<std::uint64_t*>(const_cast<void*>(p)), v);
+  if (size == 8) return hw::fetch_add(whole_word(p), v, elsewhere);
   return remote_update(p, size, [v](std::uint64_t old) { return old + v; });
 }
 
 // Large objects: byte copies under the address's lock, at the home.
 namespace {
 
-void copy_from_home(const volatile void* p, std::size_t size, void* out) {
-  if (is_home(p)) {
-    std::memcpy(out, const_cast<const void*>(p), size);
-  } else {
-    rt::current_transport()->read(out, reinterpret_cast<rt::gaddr>(p), size);
-  }
-}
-
-void copy_to_home(volatile void* p, std::size_t size, const void* in) {
-  if (is_home(p)) {
-    std::memcpy(const_cast<void*>(p), in, size);
-  } else {
-    rt::current_transport()->write(reinterpret_cast<rt::gaddr>(p), in, size);
-  }
-}
-
+// The object's lock, held, and where the object is (located once).
 struct locked {
-  const volatile void* p;
-  explicit locked(const volatile void* q) : p(q) { rt::lock_table::lock(const_cast<const void*>(p)); }
-  ~locked() { rt::lock_table::unlock(const_cast<const void*>(p)); }
+  void* p;
+  bool here;
+  explicit locked(const volatile void* q)
+      : p(const_cast<void*>(q)), here(is_home(q)) {
+    rt::lock_table::lock(p);
+  }
+  ~locked() { rt::lock_table::unlock(p); }
 };
+
+void copy_from_home(const locked& at, std::size_t size, void* out) {
+  if (at.here) {
+    std::memcpy(out, at.p, size);
+  } else {
+    rt::current_transport()->read(out, reinterpret_cast<rt::gaddr>(at.p), size);
+  }
+}
+
+void copy_to_home(const locked& at, std::size_t size, const void* in) {
+  if (at.here) {
+    std::memcpy(at.p, in, size);
+  } else {
+    rt::current_transport()->write(reinterpret_cast<rt::gaddr>(at.p), in, size);
+  }
+}
 
 }  // namespace
 
 void locked_load(const volatile void* p, std::size_t size, void* out) {
-  locked guard(p);
-  copy_from_home(p, size, out);
+  const locked at(p);
+  copy_from_home(at, size, out);
 }
 
 void locked_store(volatile void* p, std::size_t size, const void* in) {
-  locked guard(p);
-  copy_to_home(p, size, in);
+  const locked at(p);
+  copy_to_home(at, size, in);
 }
 
 void locked_exchange(volatile void* p, std::size_t size, const void* in, void* out) {
-  locked guard(p);
-  copy_from_home(p, size, out);
-  copy_to_home(p, size, in);
+  const locked at(p);
+  copy_from_home(at, size, out);
+  copy_to_home(at, size, in);
 }
 
 bool locked_compare_exchange(volatile void* p, std::size_t size, void* expected,
                              const void* desired) {
-  locked guard(p);
+  const locked at(p);
   unsigned char current[256];
   unsigned char* buf = size <= sizeof current ? current : new unsigned char[size];
-  copy_from_home(p, size, buf);
+  copy_from_home(at, size, buf);
   const bool same = std::memcmp(buf, expected, size) == 0;
   if (same) {
-    copy_to_home(p, size, desired);
+    copy_to_home(at, size, desired);
   } else {
     std::memcpy(expected, buf, size);
   }

@@ -1,24 +1,26 @@
 // The shared state behind dstd::stop_source / stop_token / stop_callback
 // (include/dstd/stop_token says why it is not std's).
 //
-// `flags`, `refs` and `sources` are home words. The callback list is
-// ordinary global memory guarded by a lock bit in `flags`: taking the lock
-// acquires and dropping it releases, so the list is coherent on every node.
+// `requested`, `refs` and `sources` are home words. The callback list is
+// ordinary global memory guarded by a home lock (a waiter parks at the
+// lock's home): taking it acquires and dropping it releases, so the list is
+// coherent on every node. Deregistering a callback that another thread is
+// running waits on the cluster futex for its `finished` word.
 #include <dstd/stop_token>
 
 #include <dstd/thread>
 #include "runtime/coherence/coherence.hpp"
-#include "runtime/sched/scheduler.hpp"
+#include "runtime/sync/home_futex.hpp"
+#include "runtime/sync/home_lock.hpp"
 #include "runtime/sync/home_word.hpp"
 
 namespace dstd::detail {
 
-namespace hw = rt::home_word;
-
 struct stop_state {
-  std::uint64_t flags = 0;    // home word: requested_bit | locked_bit
-  std::uint64_t refs = 1;     // home word: sources and tokens
-  std::uint64_t sources = 1;  // home word
+  rt::home_word<bool> requested{false};
+  rt::home_word<std::uint64_t> refs{1};  // sources and tokens
+  rt::home_word<std::uint64_t> sources{1};
+  rt::home_lock lock;
   // Under the lock:
   stop_callback_node* head = nullptr;
   stop_callback_node* running = nullptr;  // the callback request_stop is running
@@ -28,23 +30,20 @@ struct stop_state {
 
 namespace {
 
-constexpr std::uint64_t requested_bit = 1;
-constexpr std::uint64_t locked_bit = 2;
+// The callback's `finished` word: its storage is in the public header, which
+// cannot name a runtime type.
+rt::home_ref<std::uint64_t> finished(stop_callback_node* cb) {
+  return rt::home_ref<std::uint64_t>(cb->finished);
+}
 
 void lock(stop_state* s) {
-  for (;;) {
-    const std::uint64_t old = hw::load(&s->flags);
-    if ((old & locked_bit) == 0 && hw::compare_swap(&s->flags, old, old | locked_bit) == old) {
-      break;
-    }
-    rt::sched::yield();
-  }
+  s->lock.lock();
   rt::coherence::acquire();
 }
 
 void unlock(stop_state* s) {
   rt::coherence::release();
-  hw::fetch_add(&s->flags, ~locked_bit + 1);  // minus locked_bit
+  s->lock.unlock();
 }
 
 void unlink(stop_state* s, stop_callback_node* cb) {
@@ -59,35 +58,35 @@ void unlink(stop_state* s, stop_callback_node* cb) {
 stop_state* stop_state_create() { return new stop_state; }
 
 void stop_state_retain(stop_state* s, bool source) noexcept {
-  hw::fetch_add(&s->refs, 1);
-  if (source) hw::fetch_add(&s->sources, 1);
+  s->refs.fetch_add(1);
+  if (source) s->sources.fetch_add(1);
 }
 
 void stop_state_release(stop_state* s, bool source) noexcept {
-  if (source) hw::fetch_add(&s->sources, ~std::uint64_t{0});
-  if (hw::fetch_add(&s->refs, ~std::uint64_t{0}) == 1) delete s;
+  if (source) s->sources.fetch_add(~std::uint64_t{0});
+  if (s->refs.fetch_add(~std::uint64_t{0}) == 1) delete s;
 }
 
 bool stop_state_requested(const stop_state* s) noexcept {
   if (s == nullptr) return false;
-  if ((hw::load(&s->flags) & requested_bit) == 0) return false;
+  if (!s->requested.load()) return false;
   rt::coherence::acquire();  // see what the requester wrote before requesting
   return true;
 }
 
 bool stop_state_possible(const stop_state* s) noexcept {
   if (s == nullptr) return false;
-  return (hw::load(&s->flags) & requested_bit) != 0 || hw::load(&s->sources) != 0;
+  return s->requested.load() || s->sources.load() != 0;
 }
 
 bool stop_state_request(stop_state* s) noexcept {
   if (s == nullptr) return false;
   lock(s);
-  if ((hw::load(&s->flags) & requested_bit) != 0) {
+  if (s->requested.load()) {
     unlock(s);
     return false;
   }
-  hw::fetch_add(&s->flags, requested_bit);
+  s->requested.store(true);
   s->runner = current_thread_id();
   while (stop_callback_node* cb = s->head) {
     unlink(s, cb);
@@ -97,16 +96,20 @@ bool stop_state_request(stop_state* s) noexcept {
     cb->invoke(cb);
     lock(s);
     s->running = nullptr;
-    if (!s->running_destroyed) hw::store(&cb->finished, 1);
+    if (!s->running_destroyed) {
+      const rt::home_ref<std::uint64_t> done = finished(cb);  // cb may go once it is set
+      done.store(1);
+      rt::home_futex::wake(done.bits(), rt::home_futex::all);
+    }
   }
   unlock(s);
   return true;
 }
 
 bool stop_state_register(stop_state* s, stop_callback_node* cb) noexcept {
-  hw::store(&cb->finished, 0);
+  finished(cb).store(0);
   lock(s);
-  if ((hw::load(&s->flags) & requested_bit) != 0) {
+  if (s->requested.load()) {
     unlock(s);
     return false;
   }
@@ -129,7 +132,8 @@ void stop_state_deregister(stop_state* s, stop_callback_node* cb) noexcept {
   if (s->running == cb && !running_elsewhere) s->running_destroyed = true;
   unlock(s);
   if (!running_elsewhere) return;
-  while (hw::load(&cb->finished) == 0) rt::sched::yield();
+  const rt::home_ref<std::uint64_t> done = finished(cb);
+  while (done.load() == 0) rt::home_futex::wait(done.bits(), 0);
 }
 
 }  // namespace dstd::detail

@@ -3,11 +3,10 @@
 // A thread_state lives in the creating node's heap and is shared by the
 // dstd::thread object and the running thread (two references, counted in a
 // home word). Its join word, also a home word, is 0 while the thread runs,
-// `finished` once it is done, or else the waiter (scheduler.hpp) of a
-// joiner that is parked on it; whoever comes second of the finishing thread
-// and the joiner sees the other's mark. Waking goes through the waiter's
-// address (remote_wake.hpp), so joiner, thread and state can be on three
-// different nodes.
+// `finished` once it is done, or else the name of a joiner parked on it
+// (remote_wake.hpp: its node and waiter id); whoever comes second of the
+// finishing thread and the joiner sees the other's mark. Waking goes through
+// that name, so joiner, thread and state can be on three different nodes.
 //
 // Coherence: the creator releases before a thread starts on another node,
 // which acquires before running; a thread releases when it ends, before
@@ -25,6 +24,7 @@
 #include "dstd/thread/thread_ids.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/sched/placement.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sched/scheduler.hpp"
@@ -33,11 +33,9 @@
 
 namespace dstd::detail {
 
-namespace hw = rt::home_word;
-
 struct thread_state {
-  std::uint64_t join_word = 0;  // home word: 0, finished or a parked joiner
-  std::uint64_t refs = 2;       // home word: the thread object and the thread
+  rt::home_word<std::uint64_t> join_word{0};  // 0, finished or a parked joiner's name
+  rt::home_word<std::uint64_t> refs{2};       // the thread object and the thread
   std::uint64_t id = 0;
   node_id node = 0;  // where it runs
   thread_body* body = nullptr;
@@ -48,7 +46,7 @@ namespace {
 constexpr std::uint64_t finished = 1;
 
 void drop_ref(thread_state* s) {
-  if (hw::fetch_add(&s->refs, ~std::uint64_t{0}) == 1) delete s;
+  if (s->refs.fetch_add(~std::uint64_t{0}) == 1) delete s;
 }
 
 [[noreturn]] void uncaught_exception_in(const thread_state* s) {
@@ -75,14 +73,14 @@ void drop_ref(thread_state* s) {
 }
 
 void mark_finished(thread_state* s) {
-  const std::uint64_t joiner = hw::exchange(&s->join_word, finished);
-  if (joiner != 0) rt::sched::wake(reinterpret_cast<rt::sched::fiber*>(joiner));
+  const std::uint64_t joiner = s->join_word.exchange(finished);
+  if (joiner != 0) rt::sched::wake(rt::sched::unpack(joiner));
 }
 
 // The fiber entry of every dstd thread.
 void run_thread(void* arg) {
   auto* s = static_cast<thread_state*>(arg);
-  if (home_of(s) != this_node()) rt::coherence::acquire();
+  if (!rt::locate(s).here) rt::coherence::acquire();
   set_current_thread_id(s->id);
   try {
     s->body->run_and_destroy(s->body);
@@ -127,11 +125,10 @@ thread_state* start_thread(thread_body* body, node_id where, std::uint64_t& id) 
 }
 
 void join_thread(thread_state* s) {
-  rt::sched::fiber* me = rt::sched::self();
-  const std::uint64_t seen = hw::compare_swap(&s->join_word, 0, reinterpret_cast<std::uint64_t>(me));
+  const std::uint64_t seen = s->join_word.compare_swap(0, rt::sched::pack(rt::sched::my_name()));
   if (seen != 0 && seen != finished) rt::fatal("two threads joined the same dstd::thread");
   if (seen == 0) {
-    while (hw::load(&s->join_word) != finished) rt::sched::park();
+    while (s->join_word.load() != finished) rt::sched::park();
   }
   rt::coherence::acquire();
   drop_ref(s);

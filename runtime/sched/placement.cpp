@@ -8,6 +8,7 @@
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/sync/home_word.hpp"
 
@@ -71,8 +72,8 @@ node_id choose() {
   cluster& c = state();
   if (c.nodes <= 1 || c.how == policy::local || c.table == nullptr) return c.self;
   std::uint64_t threads[layout::max_nodes];
-  if (home_word::is_local(c.table)) {
-    for (node_id n = 0; n < c.nodes; ++n) threads[n] = home_word::load(&c.table->threads[n]);
+  if (locate(c.table).here) {
+    for (node_id n = 0; n < c.nodes; ++n) threads[n] = at_home::load(&c.table->threads[n]);
   } else {
     current_transport()->read(threads, reinterpret_cast<gaddr>(c.table->threads),
                               c.nodes * sizeof(std::uint64_t));
@@ -91,13 +92,13 @@ node_id choose() {
 
 void thread_placed(node_id n) {
   cluster& c = state();
-  if (c.nodes > 1 && c.table != nullptr) home_word::fetch_add(&c.table->threads[n], 1);
+  if (c.nodes > 1 && c.table != nullptr) at_home::fetch_add(&c.table->threads[n], 1);
 }
 
 void thread_finished(node_id n) {
   cluster& c = state();
   if (c.nodes > 1 && c.table != nullptr) {
-    home_word::fetch_add(&c.table->threads[n], ~std::uint64_t{0});
+    at_home::fetch_add(&c.table->threads[n], ~std::uint64_t{0});
   }
 }
 

@@ -1,30 +1,60 @@
 // See remote_wake.hpp.
 #include "runtime/sched/remote_wake.hpp"
 
-#include <cstring>
-#include <dstd/dstd.hpp>
-
+#include "runtime/common/fatal.hpp"
+#include "runtime/heap/address_space.hpp"
 #include "runtime/transport/handler_ids.hpp"
 
 namespace dstd::rt::sched {
 
 namespace {
 
+static_assert(layout::max_nodes <= 0x10000, "pack() keeps a node in 16 bits");
+
+node_id this_node() { return ensure_address_space().self; }
+
+// On the waiter's node.
+void wake_here(waiter_id id, std::uint64_t mark, node_id from) {
+  fiber* f = find_waiter(id);
+  if (f == nullptr) {
+    fatal("node %u asked to wake waiter %u of node %u, which never had it", from, id, this_node());
+  }
+  if (mark != 0) {
+    unpark_with_mark(f, mark);
+  } else {
+    unpark(f);
+  }
+}
+
+struct wake_message {
+  waiter_id id;
+  std::uint64_t mark;
+};
+
 void on_wake(message& m) {
-  fiber* w = m.payload_as<fiber*>();
-  unpark(w);
+  const auto w = m.payload_as<wake_message>();
+  wake_here(w.id, w.mark, m.from());
 }
 const handler_registration wake_registration{handler_ids::wake_waiter, &on_wake};
 
 }  // namespace
 
-void wake(fiber* w) {
-  const node_id home = dstd::home_of(w);
-  if (home == dstd::this_node()) {
-    unpark(w);
+waiter_name my_name() { return {this_node(), id_of(self())}; }
+
+std::uint64_t pack(waiter_name w) noexcept { return std::uint64_t{w.id} << 16 | w.node; }
+
+waiter_name unpack(std::uint64_t packed) noexcept {
+  return {static_cast<node_id>(packed & 0xffff), static_cast<waiter_id>(packed >> 16)};
+}
+
+void wake(waiter_name w, std::uint64_t mark) {
+  const node_id self = this_node();
+  if (w.node == self) {
+    wake_here(w.id, mark, self);
     return;
   }
-  current_transport()->post_send(home, handler_ids::wake_waiter, &w, sizeof w);
+  const wake_message m{w.id, mark};
+  current_transport()->post_send(w.node, handler_ids::wake_waiter, &m, sizeof m);
 }
 
 }  // namespace dstd::rt::sched

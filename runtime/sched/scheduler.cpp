@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "runtime/common/backoff.hpp"
+#include "runtime/common/chaos.hpp"
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/sched/partition_stack.hpp"
+#include "runtime/sched/waiter_registry.hpp"
 
 namespace dstd::rt::sched {
 
@@ -41,6 +43,8 @@ struct fiber {
   bool os_thread = false;  // a waiter for a thread that runs no fiber
   int home_worker = -1;    // the worker it is bound to, once it has run
   void* local = nullptr;   // local_slot()
+  waiter_id id = 0;        // its name on this node (waiter_registry.hpp)
+  std::atomic<std::uint64_t> mark{0};  // wake_mark()
 };
 
 namespace {
@@ -225,6 +229,13 @@ void worker_loop(int me) {
   }
 }
 
+// Every waiter object comes from here: enrolled, never freed.
+fiber* make_waiter() {
+  auto* f = new fiber;
+  f->id = enroll(f);
+  return f;
+}
+
 fiber* new_fiber() {
   node_scheduler& s = node();
   {
@@ -236,7 +247,7 @@ fiber* new_fiber() {
       return f;
     }
   }
-  return new fiber;
+  return make_waiter();
 }
 
 // Parks a thread that runs no fiber: sleep on its state word.
@@ -326,13 +337,17 @@ fiber* current() noexcept { return running_fiber; }
 fiber* self() {
   if (running_fiber != nullptr) return running_fiber;
   if (thread_waiter == nullptr) {
-    thread_waiter = new fiber;  // never freed: see "Waiters" in scheduler.hpp
+    thread_waiter = make_waiter();
     thread_waiter->os_thread = true;
   }
   return thread_waiter;
 }
 
 void*& local_slot() { return self()->local; }
+
+waiter_id id_of(fiber* f) noexcept { return f->id; }
+
+std::uint64_t wake_mark() { return self()->mark.load(); }
 
 void yield() {
   fiber* f = running_fiber;
@@ -406,6 +421,12 @@ void unpark(fiber* f) noexcept {
       return;  // running or still parking: its park returns / it is requeued
     }
   }
+}
+
+void unpark_with_mark(fiber* f, std::uint64_t mark) noexcept {
+  f->mark.store(mark);  // before the unpark, which the waiter's park orders after
+  chaos::point();       // marked, not yet unparked
+  unpark(f);
 }
 
 void sleep_until(clock::time_point deadline) {

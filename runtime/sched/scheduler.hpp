@@ -15,6 +15,8 @@
 // is not running a fiber (main, a plain std::thread) parks by sleeping on a
 // futex. Every waiter is a heap object that is never freed (fibers are
 // recycled), so a late unpark of a waiter that stopped waiting is harmless.
+// Each has an id, unique on its node (waiter_registry.hpp), by which other
+// nodes name it (remote_wake.hpp).
 //
 // Parking is a one-permit handshake: unpark() before park() makes that
 // park() return at once, so a wake-up racing a wait is never lost. park()
@@ -24,6 +26,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+
+#include "runtime/sched/waiter_registry.hpp"
 
 namespace dstd::rt::sched {
 
@@ -64,6 +69,13 @@ void park();
 void park_until(clock::time_point deadline);
 // Any thread (the service thread too): wake a waiter of this node.
 void unpark(fiber* f) noexcept;
+// As unpark(), leaving `mark` with the waiter first. A waiter reads the last
+// mark left with it through wake_mark(); a wait that must know whether its
+// own wake came uses a mark no other wake carries (home_futex.cpp).
+void unpark_with_mark(fiber* f, std::uint64_t mark) noexcept;
+std::uint64_t wake_mark();
+// The waiter's id on this node.
+waiter_id id_of(fiber* f) noexcept;
 // Sleep until `deadline` (unparks in between do not cut it short).
 void sleep_until(clock::time_point deadline);
 

@@ -10,10 +10,12 @@
 // first and wakes second, so a waiter either sees the change or is queued
 // before the wake looks at the queue.
 //
-// A waiter parks (scheduler.hpp) and is told it was woken through a flag in
-// its own frame, written on its own node; a timed-out waiter takes itself
-// off the queue, or, if a wake already took it, waits for that wake to land,
-// so no wake is ever lost to a waiter that has gone.
+// A waiter is queued by its name (node, id) and a ticket unique to this
+// wait, and parks (scheduler.hpp). A wake goes through the one remote-unpark
+// path (remote_wake.hpp), which leaves the ticket as the waiter's wake mark:
+// that is how the waiter knows the wake was for this wait. A timed-out
+// waiter takes itself off the queue, or, if a wake already took it, waits
+// for that wake to land, so no wake is ever lost to a waiter that has gone.
 //
 // No coherence actions here: callers release before waking and acquire
 // after waiting as their type requires.

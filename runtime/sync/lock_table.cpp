@@ -3,8 +3,7 @@
 
 #include <cstdint>
 
-#include "runtime/sched/scheduler.hpp"
-#include "runtime/sync/home_word.hpp"
+#include "runtime/sync/home_lock.hpp"
 
 namespace dstd::rt::lock_table {
 
@@ -13,7 +12,7 @@ namespace {
 constexpr std::size_t locks = 1024;
 
 struct table {
-  std::uint64_t word[locks];  // home words: 0 free, 1 held
+  home_lock lock[locks];
 };
 
 table* shared = nullptr;  // node 0's table, once booted
@@ -24,9 +23,9 @@ table& the_table() {
   return *shared;
 }
 
-std::uint64_t* lock_of(const void* p) {
+home_lock& lock_of(const void* p) {
   const auto a = reinterpret_cast<std::uintptr_t>(p) >> 4;  // 16-byte granules
-  return &the_table().word[(a ^ (a >> 10)) % locks];
+  return the_table().lock[(a ^ (a >> 10)) % locks];
 }
 
 }  // namespace
@@ -39,11 +38,8 @@ void init(const std::vector<join_record>& all) {
   shared = reinterpret_cast<table*>(all[0].lock_table);
 }
 
-void lock(const void* p) {
-  std::uint64_t* w = lock_of(p);
-  while (home_word::exchange(w, 1) != 0) sched::yield();
-}
+void lock(const void* p) { lock_of(p).lock(); }
 
-void unlock(const void* p) { home_word::store(lock_of(p), 0); }
+void unlock(const void* p) { lock_of(p).unlock(); }
 
 }  // namespace dstd::rt::lock_table

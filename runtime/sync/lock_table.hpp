@@ -4,7 +4,8 @@
 // Why a table: such an atomic has std's size, so there is no room for a lock
 // inside it; as in libatomic, its address picks a lock from a fixed table.
 // The table is on node 0 and its address goes round in the join records;
-// the locks are home words (test-and-set with yielding).
+// the locks are home locks (home_lock.hpp): a waiter parks at the lock's
+// home instead of spinning on it from another node.
 #pragma once
 
 #include <vector>

@@ -10,6 +10,9 @@
 //    compare-and-swap, 64-bit fetch-and-add. Atomics need 8-byte alignment and
 //    are atomic with respect to other transport atomics on the same word and
 //    to CPU atomics of the home node.
+//    A write of 8 bytes at an 8-byte aligned address is a single-copy
+//    atomic store with respect to the same atomics: never torn, never lost
+//    inside another's read-modify-write (home_word.hpp stores with one).
 //  * Two-sided messages carry a handler id and a payload (at most
 //    max_payload bytes) and run the registered handler on the target node's
 //    service thread. A call also waits for the handler's reply.

@@ -7,6 +7,8 @@
 #include <dstd/thread>
 #include <stdexcept>
 
+#include "runtime/sched/remote_wake.hpp"
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (std::strcmp(mode, "throw-on-last-node") == 0) {
@@ -24,12 +26,19 @@ int main(int argc, char** argv) {
     dstd::spawn_on(dstd::node_count() - 1, [] {
       dstd::this_thread::sleep_for(std::chrono::hours(1));
     }).detach();
+  } else if (std::strcmp(mode, "wake-unknown-waiter") == 0) {
+    // A wake naming a waiter node 0 never had (a runtime bug, or a corrupt
+    // message) must not unpark something at random.
+    dstd::spawn_on(dstd::node_count() - 1, [] {
+      dstd::rt::sched::wake({0, 0xfffffff});
+    }).join();
+    dstd::this_thread::sleep_for(std::chrono::seconds(20));
   } else if (std::strcmp(mode, "ok") == 0) {
     dstd::thread t([] {});
     t.join();
   } else {
     std::fprintf(stderr, "usage: thread_faults throw-on-last-node|drop-joinable|"
-                         "spawn-on-missing-node|detached-still-running|ok\n");
+                         "spawn-on-missing-node|detached-still-running|wake-unknown-waiter|ok\n");
     return 2;
   }
   std::puts("main returned");

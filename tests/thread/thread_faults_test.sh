@@ -2,8 +2,9 @@
 # Misusing dstd::thread ends the whole run, at once, with a message that
 # names the node: an exception escaping a thread on another node, a
 # joinable thread destroyed, a thread asked for on a node that does not
-# exist. At 1 node (no dstdrun) and at 4 nodes. And, as with std, the run
-# ends when main returns, even with a detached thread still running.
+# exist (and a runtime wake naming a waiter that does not exist). At 1 node
+# (no dstdrun) and at 4 nodes. And, as with std, the run ends when main
+# returns, even with a detached thread still running.
 # usage: thread_faults_test.sh DSTDRUN THREAD_FAULTS
 set -uo pipefail
 dstdrun=$1
@@ -50,6 +51,9 @@ check "4 nodes, joinable thread destroyed" nonzero "dstdrun: node 0 .*SIGABRT" \
   "${run4[@]}" drop-joinable
 check "4 nodes, spawn_on a node that does not exist" nonzero \
   "spawn_on: node 4 does not exist \(the run has 4\)" "${run4[@]}" spawn-on-missing-node
+check "4 nodes, a wake for a waiter node 0 never had" nonzero \
+  "node 3 asked to wake waiter 268435455 of node 0, which never had it" \
+  "${run4[@]}" wake-unknown-waiter
 check "4 nodes, correct use" 0 "main returned" "${run4[@]}" ok
 check "4 nodes, main returns while a detached thread sleeps on node 3" 0 "main returned" \
   "${run4[@]}" detached-still-running

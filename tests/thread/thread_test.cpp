@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <dstd/dstd.hpp>
+#include <dstd/atomic>
 #include <dstd/stop_token>
 #include <dstd/thread>
 #include <functional>
@@ -211,6 +212,79 @@ TEST(Thread, StopRequestCrossesNodesWithCallbacks) {
   EXPECT_TRUE(late);
   EXPECT_FALSE(dstd::stop_source(dstd::nostopstate).stop_possible());
   EXPECT_FALSE(dstd::stop_token().stop_possible());
+}
+
+// request_stop synchronizes with stop_requested() returning true: a thread
+// that sees the request sees what the requester wrote before it. The value
+// lives at the poller's node, so the poller reads it at its home, where the
+// requester's write lands only when the requester releases.
+TEST(Thread, StopRequestPublishesEarlierWrites) {
+  std::unique_ptr<std::uint64_t> value;
+  dstd::spawn_on(last_node(), [&] { value = std::make_unique<std::uint64_t>(0); }).join();
+  for (std::uint64_t round = 1; round <= 30; ++round) {
+    dstd::stop_source source;
+    dstd::stop_source ready;
+    std::uint64_t seen = 0;
+    dstd::thread poller = dstd::spawn_on(last_node(), [&](dstd::stop_token st) {
+      ready.request_stop();
+      while (!st.stop_requested()) {
+      }
+      seen = *value;
+    }, source.get_token());
+    while (!ready.stop_requested()) dstd::this_thread::yield();
+    *value = round;
+    source.request_stop();
+    poller.join();
+    ASSERT_EQ(seen, round);
+  }
+}
+
+// stop_callbacks registered and destroyed on every node while the last node
+// requests stop: none runs twice or after its stop_callback is gone, and one
+// still registered when request_stop returns has run exactly once (by the
+// requester, or at registration if it came later).
+TEST(Thread, StopCallbacksRaceARequestFromAnotherNode) {
+  constexpr unsigned per_node = 3;
+  constexpr int short_lived = 20;
+  for (int round = 0; round < 10; ++round) {
+    dstd::stop_source source;
+    dstd::atomic<bool> request_returned{false};
+    dstd::atomic<int> ran_late{0}, ran_twice{0}, missed{0};
+    std::vector<dstd::thread> t;
+    for (dstd::node_id n = 0; n < dstd::node_count(); ++n) {
+      for (unsigned k = 0; k < per_node; ++k) {
+        t.push_back(dstd::spawn_on(n, [&, tok = source.get_token()] {
+          for (int i = 0; i < short_lived; ++i) {
+            dstd::atomic<int> ran{0};
+            {
+              dstd::stop_callback cb(tok, [&ran] { ran.fetch_add(1); });
+              if (i % 2 == 0) dstd::this_thread::yield();
+            }
+            const int after = ran.load();
+            dstd::this_thread::yield();
+            if (after > 1) ran_twice.fetch_add(1);
+            if (ran.load() != after) ran_late.fetch_add(1);
+          }
+          dstd::atomic<int> ran{0};
+          {
+            dstd::stop_callback cb(tok, [&ran] { ran.fetch_add(1); });
+            request_returned.wait(false);
+          }
+          if (ran.load() != 1) missed.fetch_add(1);
+        }));
+      }
+    }
+    t.push_back(dstd::spawn_on(last_node(), [&, round] {
+      for (int i = 0; i < round * 3; ++i) dstd::this_thread::yield();
+      source.request_stop();
+      request_returned.store(true);
+      request_returned.notify_all();
+    }));
+    for (auto& th : t) th.join();
+    ASSERT_EQ(ran_twice.load(), 0) << "round " << round;
+    ASSERT_EQ(ran_late.load(), 0) << "round " << round;
+    ASSERT_EQ(missed.load(), 0) << "round " << round;
+  }
 }
 
 // A thread that runs no fiber (a plain std::thread) can start and join dstd
