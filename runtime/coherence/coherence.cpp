@@ -286,8 +286,7 @@ void adopt_static_region() {
   const std::uintptr_t begin = space->static_begin, end = space->static_end;
   if (space->self == 0 || begin == end) return;
   per_node_bytes = per_node_static_ranges(begin, end);
-  std::uint64_t offset = 0;
-  backing_offset_or_die(begin, end - begin, offset);
+  const std::uint64_t offset = locate(reinterpret_cast<const void*>(begin)).backing_offset;
   std::memcpy(address_space::cache_alias(offset), reinterpret_cast<void*>(begin), end - begin);
   void* at = reinterpret_cast<void*>(begin);
   if (mmap(at, end - begin, PROT_NONE, MAP_SHARED | MAP_FIXED, cache_frames_fd(),
@@ -325,10 +324,10 @@ void init() {
 bool handle_fault(void* address, bool write) noexcept {
   if (!enabled.load(std::memory_order_acquire) || current_transport() == nullptr) return false;
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address) & ~(page - 1);
-  if (!space->is_global(a) || space->home(a) == space->self) return false;
-  std::uint64_t offset = 0;
-  if (!space->backing_offset(a, page, offset)) return false;
-  const std::uint64_t index = offset / page;
+  // Global regions are whole pages, so the page's first byte answers for it.
+  const location where = locate(reinterpret_cast<const void*>(a));
+  if (where.here) return false;  // not a cache frame: home memory, or not global
+  const std::uint64_t index = where.backing_offset / page;
   const std::uint64_t start = now_ns();
   chaos::point();
   page_state st = directory.lock(index);

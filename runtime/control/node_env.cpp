@@ -32,7 +32,9 @@ node_env parse() {
   env.self = static_cast<node_id>(env::required_number(launch::env_node_id, 0, env.nodes - 1));
   const char* kind = env::text(launch::env_transport);
   if (kind != nullptr) {
-    if (std::strlen(kind) >= sizeof env.transport) fatal("unknown transport '%s'", kind);
+    if (std::strlen(kind) >= sizeof env.transport) {
+      fatal("unknown transport '%s' (known: %s)", kind, known_transports);
+    }
     std::strcpy(env.transport, kind);
   }
   env.partition_bytes = env::required_number(launch::env_partition_bytes,
@@ -45,18 +47,10 @@ node_env parse() {
   env.join_timeout_ms =
       static_cast<unsigned>(env::required_number(launch::env_join_timeout_ms, 1, 3600000));
   env.launch_fd = static_cast<int>(env::required_number(launch::env_launch_fd, 0, 1 << 20));
-  if (env.uses_shm()) {
-    env.shm_fds.control_fd =
-        static_cast<int>(env::required_number(launch::env_shm_control_fd, 0, 1 << 20));
-    env.shm_fds.heap_fd =
-        static_cast<int>(env::required_number(launch::env_shm_heap_fd, 0, 1 << 20));
-  }
   return env;
 }
 
 }  // namespace
-
-bool node_env::uses_shm() const { return std::strcmp(transport, "shm") == 0; }
 
 const node_env& current_node_env() {
   static const node_env env = parse();

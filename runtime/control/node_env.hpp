@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "runtime/transport/shm/shm_segments.hpp"
+#include "runtime/transport/backend.hpp"
 #include "runtime/transport/transport.hpp"
 
 namespace dstd::rt {
@@ -18,13 +18,13 @@ struct node_env {
   bool launched = false;  // started by dstdrun
   node_id self = 0;
   node_id nodes = 1;
-  char transport[16] = "shm";
-
-  bool uses_shm() const;
+  char transport[16] = "shm";  // the backend reads its own settings
   std::uint64_t partition_bytes = 0;
   unsigned join_timeout_ms = 30000;
   int launch_fd = -1;  // status pipe to dstdrun
-  shm::segment_fds shm_fds;
+
+  // What the transport backend is told about the launch.
+  launch_info launch() const { return {transport, launched, self, nodes, partition_bytes}; }
 };
 
 // Parsed once, on first use (safe from static constructors). A malformed

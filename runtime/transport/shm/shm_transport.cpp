@@ -19,6 +19,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,8 +28,9 @@
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
-#include "runtime/heap/address_space.hpp"
+#include "runtime/common/env.hpp"
 #include "runtime/common/layout.hpp"
+#include "runtime/launch/launch_contract.hpp"
 #include "runtime/transport/shm/shm_ring.hpp"
 
 namespace dstd::rt::shm {
@@ -36,6 +38,10 @@ namespace dstd::rt::shm {
 namespace {
 
 thread_local bool is_service_thread = false;
+
+// The segments of this launch, found by home_memory_for (at the first
+// malloc) and taken over by the transport.
+segment_fds launch_fds;
 
 // A call waiting for its reply; the cookie of a call record points here.
 struct pending_call {
@@ -61,10 +67,12 @@ void* map_or_die(void* at, std::size_t bytes, int prot, int flags, int fd, off_t
 
 class shm_transport final : public transport {
  public:
-  shm_transport(node_id self, node_id nodes, std::uint64_t partition_bytes, segment_fds fds)
+  shm_transport(node_id self, node_id nodes, std::uint64_t partition_bytes, segment_fds fds,
+                std::span<const memory_region> regions)
       : transport(self, nodes),
         partition_bytes_(partition_bytes),
         fds_(fds),
+        regions_(regions.begin(), regions.end()),
         layout_(control_layout::for_nodes(nodes)),
         send_locks_(nodes) {
     control_ = static_cast<std::byte*>(map_or_die(nullptr, layout_.total_bytes,
@@ -209,10 +217,15 @@ class shm_transport final : public transport {
     return nodes() * partition_bytes_ + layout::static_region_max;
   }
 
+  // The region table is small (one region per node, plus the static data).
   std::byte* window(gaddr a, std::size_t len) const {
-    std::uint64_t offset = 0;
-    backing_offset_or_die(a, len, offset);
-    return window_ + offset;
+    for (const memory_region& r : regions_) {
+      if (a >= r.begin && a < r.end && len <= r.end - a) {
+        return window_ + r.backing_offset + (a - r.begin);
+      }
+    }
+    fatal("%zu bytes at %#lx are not inside the global heap or the shared static data", len,
+          static_cast<unsigned long>(a));
   }
 
   std::uint64_t* atomic_word(gaddr a, const char* op) const {
@@ -383,6 +396,7 @@ class shm_transport final : public transport {
 
   std::uint64_t partition_bytes_;
   segment_fds fds_;
+  std::vector<memory_region> regions_;
   control_layout layout_;
   std::byte* control_ = nullptr;
   std::byte* window_ = nullptr;
@@ -397,9 +411,24 @@ class shm_transport final : public transport {
 
 }  // namespace
 
-std::unique_ptr<transport> make_transport(node_id self, node_id nodes,
-                                          std::uint64_t partition_bytes, segment_fds fds) {
-  return std::make_unique<shm_transport>(self, nodes, partition_bytes, fds);
+home_memory home_memory_for(const launch_info& launch) {
+  if (launch.launched) {
+    launch_fds.control_fd =
+        static_cast<int>(env::required_number(launch::env_shm_control_fd, 0, 1 << 20));
+    launch_fds.heap_fd = static_cast<int>(env::required_number(launch::env_shm_heap_fd, 0, 1 << 20));
+  } else if (!create_segments(1, launch.partition_bytes, launch_fds)) {
+    fatal("cannot create the one-node shared segments: %s", std::strerror(errno));
+  }
+  // The layout of shm_segments.hpp: partitions by node id, then the static data.
+  return {launch_fds.heap_fd, launch.self * launch.partition_bytes,
+          launch.nodes * launch.partition_bytes};
+}
+
+std::unique_ptr<transport> make_transport(const launch_info& launch,
+                                          std::span<const memory_region> regions) {
+  if (launch_fds.heap_fd < 0) fatal("the shm transport was made before its home memory");
+  return std::make_unique<shm_transport>(launch.self, launch.nodes, launch.partition_bytes,
+                                         launch_fds, regions);
 }
 
 }  // namespace dstd::rt::shm
