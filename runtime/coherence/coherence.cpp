@@ -44,6 +44,7 @@
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/heap/static_exclusions.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/waiting.hpp"
 
 namespace dstd::rt::coherence {
 
@@ -323,6 +324,8 @@ void init() {
 
 bool handle_fault(void* address, bool write) noexcept {
   if (!enabled.load(std::memory_order_acquire) || current_transport() == nullptr) return false;
+  // A signal handler: its waits block the thread, never park (waiting.hpp).
+  waiting::no_park_scope in_fault_handler;
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address) & ~(page - 1);
   // Global regions are whole pages, so the page's first byte answers for it.
   const location where = locate(reinterpret_cast<const void*>(a));
@@ -370,9 +373,19 @@ bool handle_fault(void* address, bool write) noexcept {
 namespace {
 
 // Runs `work` holding sync_mutex, with sync_in_progress set around it.
+//
+// Its transport waits block the worker instead of parking the fiber
+// (waiting.hpp): it holds sync_mutex and page locks, which another fiber of
+// this worker may ask for (a fault takes a page lock; a release takes
+// sync_mutex), and that fiber would then block the worker its holder needs
+// to resume on. A fiber-aware lock would let the worker run other fibers
+// meanwhile, but both locks are also taken in the fault handler, which
+// cannot park; and the wait is bounded (diff acks, a page read), so it
+// costs this worker one round trip.
 template <class Work>
 void synchronized(const char* what, Work work) {
   refuse_on_service_thread(what);
+  waiting::no_park_scope blocking_waits;
   std::lock_guard<std::mutex> lock(sync_mutex);
   sync_in_progress.store(true, std::memory_order_seq_cst);
   work();
