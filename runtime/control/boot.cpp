@@ -132,6 +132,7 @@ void print_stats_if_asked() {
   while (shutdown_requested.load(std::memory_order_acquire) == 0) {
     futex::wait(shutdown_requested, 0, futex::scope::process_private);
   }
+  node_transport->drain();  // the reply to the shutdown message, among others
   print_stats_if_asked();
   tell_launcher(launch::status_leaving);
   std::fflush(stdout);

@@ -127,7 +127,12 @@ class transport {
   // Publish `mine` and wait for every node's record, indexed by node id.
   // Fails the node with a clear message when a peer does not come in time.
   virtual std::vector<join_record> rendezvous(const join_record& mine, unsigned timeout_ms) = 0;
-  // Stop the service thread. Pending operations must have finished.
+  // Until every operation posted so far has left this node: one-sided
+  // operations have taken effect, messages are with their receiver. A node
+  // drains before it exits.
+  virtual void drain() = 0;
+  // Drain, then stop the service thread. Pending operations must have
+  // finished.
   virtual void stop() = 0;
 
   // --- one-sided -----------------------------------------------------------
