@@ -8,7 +8,10 @@
 // a futex doorbell that senders ring.
 //
 // Its part of the launch (runtime/launch/launch_contract.hpp) is read here:
-// DSTD_SHM_CONTROL_FD and DSTD_SHM_HEAP_FD, the memfds dstdrun made.
+// DSTD_SHM_CONTROL_FD and DSTD_SHM_HEAP_FD, the memfds dstdrun made. And
+// DSTD_SHM_DELAY_US=N, the delayed mode (delay_line.hpp): an emulation for
+// tests and for modelling a network's latency, in which everything
+// completes N µs later on a helper thread. Never a real network.
 #pragma once
 
 #include <memory>
