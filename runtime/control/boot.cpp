@@ -74,7 +74,7 @@ void boot() {
   // The address space asked the backend for its home memory already (it had
   // to, for the first malloc); now that the static data's extent is known,
   // the backend gets the whole table of regions it serves.
-  node_transport = make_transport(env.launch(), global_regions()).release();
+  node_transport = make_transport(current_launch(), global_regions()).release();
   set_connected(true);
   join_record mine = describe_this_node(env.self);
   placement::describe(mine);

@@ -10,7 +10,6 @@
 #include <mutex>
 
 #include "runtime/common/fatal.hpp"
-#include "runtime/control/node_env.hpp"
 #include "runtime/heap/static_region.hpp"
 
 namespace dstd::rt {
@@ -49,8 +48,8 @@ void map_cache_frames(const address_space& s) {
 
 // The backend says which memory makes the home partition reachable by peers
 // (runtime/transport/backend.hpp); it is mapped shared at its global address.
-void map_home_partition(const address_space& s, const node_env& env) {
-  backing = home_memory_for(env.launch());
+void map_home_partition(const address_space& s, const launch_info& launch) {
+  backing = home_memory_for(launch);
   void* at = reinterpret_cast<void*>(s.partition_base(s.self));
   void* p = mmap(at, s.partition_bytes, PROT_READ | PROT_WRITE,
                  MAP_SHARED | MAP_FIXED | MAP_NORESERVE, backing.fd,
@@ -77,14 +76,14 @@ const address_space& ensure_address_space() {
   if (mapped.load(std::memory_order_acquire)) return space;
   std::lock_guard<std::mutex> lock(map_lock);
   if (mapped.load(std::memory_order_relaxed)) return space;
-  const node_env& env = current_node_env();
-  set_log_node(env.self, env.nodes);
+  const launch_info& launch = current_launch();
+  set_log_node(launch.self, launch.nodes);
   address_space s;
-  s.self = env.self;
-  s.nodes = env.nodes;
-  s.partition_bytes = env.partition_bytes;
+  s.self = launch.self;
+  s.nodes = launch.nodes;
+  s.partition_bytes = launch.partition_bytes;
   map_cache_frames(s);
-  map_home_partition(s, env);
+  map_home_partition(s, launch);
   space = s;
   mapped.store(true, std::memory_order_release);
   return space;

@@ -17,18 +17,10 @@
 #include <memory>
 #include <span>
 
+#include "runtime/transport/launch_info.hpp"
 #include "runtime/transport/transport.hpp"
 
 namespace dstd::rt {
-
-// What every backend knows of the launch (from the node's environment).
-struct launch_info {
-  const char* kind = "shm";  // the backend's name (DSTD_TRANSPORT)
-  bool launched = false;     // started by dstdrun (else a one-node run)
-  node_id self = 0;
-  node_id nodes = 1;
-  std::uint64_t partition_bytes = 0;
-};
 
 // Global addresses [begin, end), homed at `home`, whose bytes are at
 // `backing_offset` in the backing of global memory (for shm: the heap memfd;
