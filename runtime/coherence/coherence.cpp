@@ -44,6 +44,7 @@
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/heap/static_exclusions.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/waiting.hpp"
 
 namespace dstd::rt::coherence {
 
@@ -286,8 +287,7 @@ void adopt_static_region() {
   const std::uintptr_t begin = space->static_begin, end = space->static_end;
   if (space->self == 0 || begin == end) return;
   per_node_bytes = per_node_static_ranges(begin, end);
-  std::uint64_t offset = 0;
-  backing_offset_or_die(begin, end - begin, offset);
+  const std::uint64_t offset = locate(reinterpret_cast<const void*>(begin)).backing_offset;
   std::memcpy(address_space::cache_alias(offset), reinterpret_cast<void*>(begin), end - begin);
   void* at = reinterpret_cast<void*>(begin);
   if (mmap(at, end - begin, PROT_NONE, MAP_SHARED | MAP_FIXED, cache_frames_fd(),
@@ -324,11 +324,13 @@ void init() {
 
 bool handle_fault(void* address, bool write) noexcept {
   if (!enabled.load(std::memory_order_acquire) || current_transport() == nullptr) return false;
+  // A signal handler: its waits block the thread, never park (waiting.hpp).
+  waiting::no_park_scope in_fault_handler;
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(address) & ~(page - 1);
-  if (!space->is_global(a) || space->home(a) == space->self) return false;
-  std::uint64_t offset = 0;
-  if (!space->backing_offset(a, page, offset)) return false;
-  const std::uint64_t index = offset / page;
+  // Global regions are whole pages, so the page's first byte answers for it.
+  const location where = locate(reinterpret_cast<const void*>(a));
+  if (where.here) return false;  // not a cache frame: home memory, or not global
+  const std::uint64_t index = where.backing_offset / page;
   const std::uint64_t start = now_ns();
   chaos::point();
   page_state st = directory.lock(index);
@@ -371,9 +373,19 @@ bool handle_fault(void* address, bool write) noexcept {
 namespace {
 
 // Runs `work` holding sync_mutex, with sync_in_progress set around it.
+//
+// Its transport waits block the worker instead of parking the fiber
+// (waiting.hpp): it holds sync_mutex and page locks, which another fiber of
+// this worker may ask for (a fault takes a page lock; a release takes
+// sync_mutex), and that fiber would then block the worker its holder needs
+// to resume on. A fiber-aware lock would let the worker run other fibers
+// meanwhile, but both locks are also taken in the fault handler, which
+// cannot park; and the wait is bounded (diff acks, a page read), so it
+// costs this worker one round trip.
 template <class Work>
 void synchronized(const char* what, Work work) {
   refuse_on_service_thread(what);
+  waiting::no_park_scope blocking_waits;
   std::lock_guard<std::mutex> lock(sync_mutex);
   sync_in_progress.store(true, std::memory_order_seq_cst);
   work();

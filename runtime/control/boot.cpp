@@ -30,7 +30,7 @@
 #include "runtime/sched/placement.hpp"
 #include "runtime/sync/lock_table.hpp"
 #include "runtime/transport/handler_ids.hpp"
-#include "runtime/transport/shm/shm_transport.hpp"
+#include "runtime/transport/backend.hpp"
 
 namespace dstd::rt {
 
@@ -54,12 +54,6 @@ void tell_launcher(char what) {
   (void)ignored;
 }
 
-std::unique_ptr<transport> make_node_transport(const node_env& env) {
-  // The address space chose the backing already (it had to, for the first
-  // malloc); the transport takes the same segments over.
-  return shm::make_transport(env.self, env.nodes, env.partition_bytes, home_backing_fds());
-}
-
 // A forked child has a private copy of global memory (fork_guard.hpp); it
 // also leaves the run: no transport, frees of remote blocks dropped.
 void on_fork_child() {
@@ -78,7 +72,10 @@ void boot() {
   }
   ensure_address_space();
   share_static_region();
-  node_transport = make_node_transport(env).release();
+  // The address space asked the backend for its home memory already (it had
+  // to, for the first malloc); now that the static data's extent is known,
+  // the backend gets the whole table of regions it serves.
+  node_transport = make_transport(current_launch(), global_regions()).release();
   set_connected(true);
   join_record mine = describe_this_node(env.self);
   placement::describe(mine);
@@ -117,6 +114,7 @@ void print_stats_if_asked() {
   while (shutdown_requested.load(std::memory_order_acquire) == 0) {
     futex::wait(shutdown_requested, 0, futex::scope::process_private);
   }
+  node_transport->drain();  // the reply to the shutdown message, among others
   print_stats_if_asked();
   tell_launcher(launch::status_leaving);
   std::fflush(stdout);

@@ -15,11 +15,7 @@ node_id this_node() noexcept { return rt::current_node_env().self; }
 
 node_id node_count() noexcept { return rt::current_node_env().nodes; }
 
-node_id home_of(const void* p) noexcept {
-  const rt::address_space& space = rt::ensure_address_space();
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  return space.is_global(a) ? space.home(a) : this_node();
-}
+node_id home_of(const void* p) noexcept { return rt::locate(p).home; }
 
 node_stats stats() noexcept {
   const rt::coherence::counters c = rt::coherence::current_counters();

@@ -11,7 +11,6 @@
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/page_size.hpp"
-#include "runtime/control/node_env.hpp"
 #include "runtime/heap/static_region.hpp"
 
 namespace dstd::rt {
@@ -20,7 +19,7 @@ namespace {
 
 address_space space;
 std::atomic<bool> connected{false};
-shm::segment_fds backing_fds;
+home_memory backing;  // from the transport backend
 std::atomic<bool> mapped{false};
 std::mutex map_lock;  // constant-initialized: usable before any constructor
 
@@ -48,20 +47,14 @@ void map_cache_frames(const address_space& s) {
                 "cache frame alias");
 }
 
-// Every backend makes the home partition reachable by peers; for shm that is
-// node i's slice of the heap memfd, mapped shared.
-void map_home_partition(const address_space& s, const node_env& env) {
-  if (!env.uses_shm()) {
-    fatal("transport '%s' is not implemented; use --transport shm", env.transport);
-  }
-  backing_fds = env.shm_fds;
-  if (!env.launched && !shm::create_segments(1, env.partition_bytes, backing_fds)) {
-    fatal("cannot create the one-node shared segments: %s", std::strerror(errno));
-  }
+// The backend says which memory makes the home partition reachable by peers
+// (runtime/transport/backend.hpp); it is mapped shared at its global address.
+void map_home_partition(const address_space& s, const launch_info& launch) {
+  backing = home_memory_for(launch);
   void* at = reinterpret_cast<void*>(s.partition_base(s.self));
   void* p = mmap(at, s.partition_bytes, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_FIXED | MAP_NORESERVE, backing_fds.heap_fd,
-                 static_cast<off_t>(s.self * s.partition_bytes));
+                 MAP_SHARED | MAP_FIXED | MAP_NORESERVE, backing.fd,
+                 static_cast<off_t>(backing.partition_offset));
   if (p != at) fatal("cannot map the home partition at %p: %s", at, std::strerror(errno));
 }
 
@@ -84,15 +77,15 @@ const address_space& ensure_address_space() {
   if (mapped.load(std::memory_order_acquire)) return space;
   std::lock_guard<std::mutex> lock(map_lock);
   if (mapped.load(std::memory_order_relaxed)) return space;
-  const node_env& env = current_node_env();
-  set_log_node(env.self, env.nodes);
+  const launch_info& launch = current_launch();
+  set_log_node(launch.self, launch.nodes);
   check_system_page_size();
   address_space s;
-  s.self = env.self;
-  s.nodes = env.nodes;
-  s.partition_bytes = env.partition_bytes;
+  s.self = launch.self;
+  s.nodes = launch.nodes;
+  s.partition_bytes = launch.partition_bytes;
   map_cache_frames(s);
-  map_home_partition(s, env);
+  map_home_partition(s, launch);
   space = s;
   mapped.store(true, std::memory_order_release);
   return space;
@@ -111,13 +104,6 @@ location locate(const void* p) noexcept {
 }
 
 void set_connected(bool c) noexcept { connected.store(c, std::memory_order_release); }
-
-void backing_offset_or_die(std::uintptr_t a, std::size_t len, std::uint64_t& offset) {
-  if (!ensure_address_space().backing_offset(a, len, offset)) {
-    fatal("%zu bytes at %#lx are not inside the global heap or the shared static data", len,
-          static_cast<unsigned long>(a));
-  }
-}
 
 namespace {
 
@@ -177,9 +163,19 @@ int cache_frames_fd() {
   return cache_fd;
 }
 
-shm::segment_fds home_backing_fds() {
-  ensure_address_space();
-  return backing_fds;
+std::vector<memory_region> global_regions() {
+  const address_space& s = ensure_address_space();
+  std::vector<memory_region> regions;
+  for (node_id n = 0; n < s.nodes; ++n) {
+    regions.push_back({s.partition_base(n), s.partition_base(n + 1), n,
+                       s.partition_base(n) - layout::global_base});
+  }
+  if (s.static_begin != s.static_end) {
+    std::uint64_t offset = 0;
+    s.backing_offset(s.static_begin, s.static_end - s.static_begin, offset);
+    regions.push_back({s.static_begin, s.static_end, 0, offset});
+  }
+  return regions;
 }
 
 void share_static_region() {
@@ -194,9 +190,7 @@ void share_static_region() {
   space.static_begin = begin;
   space.static_end = end;
   if (space.self != 0 || begin == end) return;
-  std::uint64_t offset = 0;
-  backing_offset_or_die(begin, end - begin, offset);
-  move_static_region_to(backing_fds.heap_fd, offset, begin, end);
+  move_static_region_to(backing.fd, backing.static_offset, begin, end);
 }
 
 }  // namespace dstd::rt

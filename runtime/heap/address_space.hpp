@@ -12,7 +12,9 @@
 #include <cstdint>
 
 #include "runtime/common/layout.hpp"
-#include "runtime/transport/shm/shm_segments.hpp"
+#include <vector>
+
+#include "runtime/transport/backend.hpp"
 #include "runtime/transport/transport.hpp"
 
 namespace dstd::rt {
@@ -39,8 +41,9 @@ struct address_space {
     return in_partitions(a) ? static_cast<node_id>((a - layout::global_base) / partition_bytes)
                             : 0;
   }
-  // Where [a, a+len) lies in the backing of all global memory (shm: the heap
-  // memfd). False when the range is not entirely inside one global region.
+  // Where [a, a+len) lies in the backing of all global memory (the offsets
+  // of the transport's region table and of the cache frames). False when the
+  // range is not entirely inside one global region.
   bool backing_offset(std::uintptr_t a, std::size_t len, std::uint64_t& offset) const;
   // Bytes of global memory: all partitions, then room for the static data.
   std::uint64_t backing_bytes() const { return nodes * partition_bytes + layout::static_region_max; }
@@ -49,9 +52,6 @@ struct address_space {
     return reinterpret_cast<std::byte*>(layout::cache_alias_base + offset);
   }
 };
-
-// backing_offset, or a fatal error naming the address.
-void backing_offset_or_die(std::uintptr_t a, std::size_t len, std::uint64_t& offset);
 
 // Where an address lives: the one locality check of the runtime. Every layer
 // (home words, the cluster futex, remote wake, coherence, remote free) asks
@@ -77,13 +77,13 @@ void set_connected(bool connected) noexcept;
 // allocation) and returns it.
 const address_space& ensure_address_space();
 
-// The shm segments the home partition is backed by (inherited from dstdrun,
-// or created here for a one-node run); the shm transport takes them over.
-shm::segment_fds home_backing_fds();
-
 // At boot, on every node: records where the executable's static data is;
-// node 0 also moves it onto shared backing so that peers can reach it.
+// node 0 also moves it onto its home memory so that peers can reach it.
 void share_static_region();
+
+// The table the transport is made with: every partition, then the static
+// data (after share_static_region).
+std::vector<memory_region> global_regions();
 
 // The node-private memfd behind this node's cache frames.
 int cache_frames_fd();

@@ -100,7 +100,7 @@ void drop_remote_frees() noexcept { dropping.store(true, std::memory_order_relax
 
 void queue_remote_free(void* p) noexcept {
   if (dropping.load(std::memory_order_relaxed)) return;
-  const node_id home = ensure_address_space().home(reinterpret_cast<std::uintptr_t>(p));
+  const node_id home = locate(p).home;
   sent.fetch_add(1, std::memory_order_relaxed);
   batch& b = batches[home];
   std::unique_lock<std::mutex> lock(b.lock);
@@ -129,7 +129,7 @@ void flush_remote_frees() noexcept {
 
 std::size_t remote_usable_size(void* p) {
   transport* t = current_transport();
-  const node_id home = ensure_address_space().home(reinterpret_cast<std::uintptr_t>(p));
+  const node_id home = locate(p).home;
   std::vector<std::byte> reply = t->call(home, handler_ids::usable_size, &p, sizeof p);
   std::size_t size = 0;
   std::memcpy(&size, reply.data(), sizeof size);

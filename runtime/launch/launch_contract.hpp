@@ -8,13 +8,15 @@
 // A node learns who it is from the environment:
 //   DSTD_NODE_ID          this node's id, 0 .. DSTD_NODE_COUNT-1
 //   DSTD_NODE_COUNT       number of nodes in the run
-//   DSTD_TRANSPORT        "shm" (only backend so far)
+//   DSTD_TRANSPORT        the backend: "shm" (runtime/transport/backend.hpp)
 //   DSTD_PARTITION_BYTES  bytes of global address space homed at each node
 //   DSTD_JOIN_TIMEOUT_MS  how long a node waits for its peers at rendezvous
 //   DSTD_LAUNCH_FD        write end of the status pipe (see below)
 //   DSTD_SHM_CONTROL_FD   shm transport: control segment (rings, join slots)
 //   DSTD_SHM_HEAP_FD      shm transport: memfd backing every partition
 //   DSTD_STATS            if set, each node prints its counters at exit
+// (DSTD_SHM_DELAY_US, shm's delayed mode, is the user's: dstdrun passes it
+// through like any other variable.)
 //
 // Status pipe: a node writes one short line (always < PIPE_BUF, so lines
 // from different nodes never interleave):

@@ -11,6 +11,7 @@
 #include "runtime/launch/diag.hpp"
 #include "runtime/launch/fd_io.hpp"
 #include "runtime/launch/program_path.hpp"
+#include "runtime/transport/backend.hpp"
 
 #ifndef DSTD_VERSION
 #define DSTD_VERSION "unknown"
@@ -34,7 +35,7 @@ const char* const help_text =
     "\n"
     "options:\n"
     "  -n, --nodes N          number of nodes, 1..64 (required)\n"
-    "  --transport NAME       how nodes talk: shm (default; tcp and verbs are\n"
+    "  --transport NAME       how nodes talk: shm (default; ucx and verbs are\n"
     "                         not implemented yet)\n"
     "  --tag-output           prefix each output line of node k with \"[node k] \"\n"
     "  --stats                each node prints its counters (faults, pages\n"
@@ -182,14 +183,14 @@ parse_outcome parse_options(int argc, const char* const* argv, const char* parti
       have_nodes = true;
     } else if (name == "--transport") {
       if (!take_value()) return usage_error("option --transport needs a name (shm)");
-      if (value == "tcp" || value == "verbs") {
+      if (value == "ucx" || value == "verbs") {
         say("the %s transport is not implemented yet; use --transport shm",
             std::string(value).c_str());
         return parse_outcome::exit_usage;
       }
       if (value != "shm")
-        return usage_error("unknown transport '" + std::string(value) +
-                           "' (known: shm, tcp, verbs)");
+        return usage_error("unknown transport '" + std::string(value) + "' (known: " +
+                           dstd::rt::known_transports + ")");
       out.transport = std::string(value);
     } else if (name == "--timeout" || name == "--join-timeout") {
       if (!take_value()) return usage_error("option " + name_s + " needs a number of seconds");

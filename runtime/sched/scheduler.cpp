@@ -21,6 +21,7 @@
 #include "runtime/common/futex.hpp"
 #include "runtime/sched/partition_stack.hpp"
 #include "runtime/sched/waiter_registry.hpp"
+#include "runtime/transport/waiting.hpp"
 
 namespace dstd::rt::sched {
 
@@ -282,7 +283,14 @@ unsigned configured_workers() {
       env::number("DSTD_WORKERS", 1, 4096, std::max(1u, std::thread::hardware_concurrency())));
 }
 
+// A fiber that waits for the transport parks (runtime/transport/waiting.hpp).
+void install_transport_waits() {
+  waiting::install({[]() noexcept -> void* { return current(); }, [] { park(); },
+                    [](void* f) noexcept { unpark(static_cast<fiber*>(f)); }});
+}
+
 void start(unsigned workers) {
+  install_transport_waits();
   node_scheduler& s = node();
   std::lock_guard<std::mutex> guard(s.lock);
   if (!s.workers.empty()) return;

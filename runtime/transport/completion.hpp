@@ -1,10 +1,16 @@
 // A completion counts a caller's outstanding transport operations.
 //
 // Why: every backend finishes operations asynchronously (verbs through a
-// completion queue, tcp through a reply, shm at once), and the caller wants to
-// post a batch and then wait once. wait() spins briefly, then sleeps on a
-// futex, so a waiter does not burn a core. A fiber-aware wait (park instead
-// of sleep) will hook in here when the scheduler arrives.
+// completion queue, ucx through a callback, shm at once or, in delayed mode,
+// on its delay thread), and the caller wants to post a batch and then wait
+// once. How wait() waits depends on the caller's context (waiting.hpp): a
+// fiber parks, so its worker runs other fibers; any other caller spins
+// briefly, then sleeps on a futex.
+//
+// The waiter is recorded by expect(), before anything is posted, so that
+// finish() knows whom to unpark without touching the completion after the
+// count reaches zero (the waiter may return and free it at once). Expect
+// and wait on the same fiber or thread.
 #pragma once
 
 #include <atomic>
@@ -19,17 +25,25 @@ class completion {
   completion& operator=(const completion&) = delete;
 
   // Announce `n` more operations; call before posting them.
-  void expect(std::uint32_t n = 1) { state_.fetch_add(n, std::memory_order_relaxed); }
+  void expect(std::uint32_t n = 1);
   // One operation finished (called by the backend, possibly on another thread).
   void finish();
   bool done() const { return (state_.load(std::memory_order_acquire) & count_mask) == 0; }
-  // Block until every expected operation has finished.
+  // Until every expected operation has finished: park (a fiber) or block.
   void wait();
 
  private:
-  static constexpr std::uint32_t sleeper_bit = 1u << 31;
-  static constexpr std::uint32_t count_mask = sleeper_bit - 1;
+  // Sets `bit` unless the count is zero (then false); `state` is the state
+  // with the bit set.
+  bool announce(std::uint32_t bit, std::uint32_t& state);
+  void park_until_done();
+  void block_until_done();
+
+  static constexpr std::uint32_t sleeper_bit = 1u << 31;  // a thread sleeps on the futex
+  static constexpr std::uint32_t parked_bit = 1u << 30;   // the waiter fiber parks
+  static constexpr std::uint32_t count_mask = parked_bit - 1;
   std::atomic<std::uint32_t> state_{0};
+  std::atomic<void*> waiter_{nullptr};  // the fiber to unpark; set by expect()
 };
 
 }  // namespace dstd::rt

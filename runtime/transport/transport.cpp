@@ -7,34 +7,68 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/waiting.hpp"
 
 namespace dstd::rt {
 
 // --- completion -------------------------------------------------------------
 
+void completion::expect(std::uint32_t n) {
+  // Only the waiter calls expect, and before it posts: finish() (on another
+  // thread) sees this through the post.
+  if (waiter_.load(std::memory_order_relaxed) == nullptr) {
+    waiter_.store(waiting::parkable_waiter(), std::memory_order_relaxed);
+  }
+  state_.fetch_add(n, std::memory_order_relaxed);
+}
+
 void completion::finish() {
   // Once the count reaches zero the waiter may return and destroy *this:
-  // nothing below touches the object's memory, the futex wake only uses its
-  // address. A stale sleeper bit is harmless; it costs one spare wake.
-  std::uint32_t old = state_.fetch_sub(1, std::memory_order_acq_rel);
-  if ((old & count_mask) == 1 && (old & sleeper_bit)) {
-    futex::wake_all(state_, futex::scope::process_private);
-  }
+  // nothing below touches the object's memory. The futex wake only uses its
+  // address; the waiter to unpark was read before. A stale bit is harmless;
+  // it costs one spare wake.
+  void* waiter = waiter_.load(std::memory_order_relaxed);
+  const std::uint32_t old = state_.fetch_sub(1, std::memory_order_acq_rel);
+  if ((old & count_mask) != 1) return;
+  if (old & parked_bit) waiting::unpark(waiter);
+  if (old & sleeper_bit) futex::wake_all(state_, futex::scope::process_private);
 }
 
 void completion::wait() {
-  backoff waiting;
-  while (!done()) {
-    if (!waiting.step()) break;
+  if (done()) return;
+  void* me = waiting::parkable_waiter();
+  if (me != nullptr && me == waiter_.load(std::memory_order_relaxed)) {
+    park_until_done();
+  } else {
+    block_until_done();
   }
+}
+
+bool completion::announce(std::uint32_t bit, std::uint32_t& state) {
+  state = state_.load(std::memory_order_acquire);
   for (;;) {
-    std::uint32_t s = state_.load(std::memory_order_acquire);
-    if ((s & count_mask) == 0) return;
-    if (!(s & sleeper_bit) &&
-        !state_.compare_exchange_weak(s, s | sleeper_bit, std::memory_order_acq_rel)) {
-      continue;
+    if ((state & count_mask) == 0) return false;
+    if ((state & bit) != 0 ||
+        state_.compare_exchange_weak(state, state | bit, std::memory_order_acq_rel)) {
+      state |= bit;
+      return true;
     }
-    futex::wait(state_, s | sleeper_bit, futex::scope::process_private);
+  }
+}
+
+void completion::park_until_done() {
+  std::uint32_t state = 0;
+  while (announce(parked_bit, state)) waiting::park();  // finish() unparks us
+}
+
+void completion::block_until_done() {
+  backoff spinning;
+  while (!done()) {
+    if (!spinning.step()) break;
+  }
+  std::uint32_t state = 0;
+  while (announce(sleeper_bit, state)) {
+    futex::wait(state_, state, futex::scope::process_private);
   }
 }
 

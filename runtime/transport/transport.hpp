@@ -23,6 +23,20 @@
 //  * Local buffers may be any memory of the calling process; a backend that
 //    needs registered memory stages through its own buffers.
 //
+// Who may call what (runtime/transport/waiting.hpp says how each waits):
+//  * a fiber: everything. A wait that does not complete inline parks the
+//    fiber and its worker runs others, unless the fiber is in a
+//    no_park_scope (it holds a lock another fiber of its worker may need).
+//  * a fault handler (coherence's SIGSEGV handler, on any fiber or thread):
+//    posts and one-sided operations and calls; its waits block the thread.
+//  * the service thread (handlers): posts, one-sided operations and sends;
+//    never call(), nor any wait for a reply or a handler, since only this
+//    thread delivers those. A one-sided wait here must not need this thread
+//    either: shm completes one-sided operations inline or on its delay
+//    thread; a network backend (ucx, verbs) must drive its own progress
+//    (poll its completion queue) inside such a wait.
+//  * a plain OS thread (main, std::thread): everything; its waits block.
+//
 // Failures of a peer are not reported here: a node that dies ends the whole
 // run (dstdrun stops every node), so callers never handle partial failure.
 #pragma once
@@ -92,8 +106,9 @@ class message {
   bool answered_ = false;
 };
 
-// Handlers run on the receiving node's service thread: they must not block
-// on another node (no call(), no waiting on a completion).
+// Handlers run on the receiving node's service thread: they must not wait
+// for another node's handler (no call(), no waiting on a call's completion);
+// one-sided operations are allowed (see the contexts above).
 using handler_fn = void (*)(message&);
 
 class transport {
@@ -115,7 +130,12 @@ class transport {
   // Publish `mine` and wait for every node's record, indexed by node id.
   // Fails the node with a clear message when a peer does not come in time.
   virtual std::vector<join_record> rendezvous(const join_record& mine, unsigned timeout_ms) = 0;
-  // Stop the service thread. Pending operations must have finished.
+  // Until every operation posted so far has left this node: one-sided
+  // operations have taken effect, messages are with their receiver. A node
+  // drains before it exits.
+  virtual void drain() = 0;
+  // Drain, then stop the service thread. Pending operations must have
+  // finished.
   virtual void stop() = 0;
 
   // --- one-sided -----------------------------------------------------------

@@ -83,11 +83,18 @@ TEST(Dstdrun, BadPartitionSizeFromEnvironment) {
 }
 
 TEST(Dstdrun, TransportNotImplementedYet) {
-  for (const char* name : {"tcp", "verbs"}) {
+  for (const char* name : {"ucx", "verbs"}) {
     const run_result r = dstdrun({"-n", "2", "--transport", name, "/bin/true"});
     EXPECT_EQ(r.exit_code, 2) << describe(r);
     EXPECT_TRUE(contains(r.err, "not implemented yet")) << describe(r);
   }
+}
+
+// dstdrun and the nodes' backend factory name the same known backends.
+TEST(Dstdrun, UnknownTransportNamesTheKnownOnes) {
+  const run_result r = dstdrun({"-n", "2", "--transport", "tcp", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "unknown transport 'tcp' (known: shm)")) << describe(r);
 }
 
 TEST(Dstdrun, Help) {

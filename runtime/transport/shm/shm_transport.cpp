@@ -19,6 +19,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,8 +28,10 @@
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
-#include "runtime/heap/address_space.hpp"
+#include "runtime/common/env.hpp"
 #include "runtime/common/layout.hpp"
+#include "runtime/launch/launch_contract.hpp"
+#include "runtime/transport/shm/delay_line.hpp"
 #include "runtime/transport/shm/shm_ring.hpp"
 
 namespace dstd::rt::shm {
@@ -36,6 +39,13 @@ namespace dstd::rt::shm {
 namespace {
 
 thread_local bool is_service_thread = false;
+
+// The segments of this launch, found by home_memory_for (at the first
+// malloc) and taken over by the transport.
+segment_fds launch_fds;
+
+// Delayed mode (delay_line.hpp): an emulation for tests, not a network.
+constexpr const char* delay_variable = "DSTD_SHM_DELAY_US";
 
 // A call waiting for its reply; the cookie of a call record points here.
 struct pending_call {
@@ -61,10 +71,12 @@ void* map_or_die(void* at, std::size_t bytes, int prot, int flags, int fd, off_t
 
 class shm_transport final : public transport {
  public:
-  shm_transport(node_id self, node_id nodes, std::uint64_t partition_bytes, segment_fds fds)
+  shm_transport(node_id self, node_id nodes, std::uint64_t partition_bytes, segment_fds fds,
+                std::span<const memory_region> regions)
       : transport(self, nodes),
         partition_bytes_(partition_bytes),
         fds_(fds),
+        regions_(regions.begin(), regions.end()),
         layout_(control_layout::for_nodes(nodes)),
         send_locks_(nodes) {
     control_ = static_cast<std::byte*>(map_or_die(nullptr, layout_.total_bytes,
@@ -85,10 +97,15 @@ class shm_transport final : public transport {
       inbound_.push_back(ring(from, self));
       outbound_.push_back(ring(self, from));
     }
+    const std::uint64_t delay_us = env::number(delay_variable, 0, 1'000'000, 0);
+    if (delay_us != 0) {
+      delay_ = std::make_unique<delay_line>(std::chrono::microseconds(delay_us), nodes);
+    }
   }
 
   ~shm_transport() override {
     stop();
+    delay_.reset();
     munmap(window_, window_bytes());
     munmap(control_, layout_.total_bytes);
     close(fds_.control_fd);
@@ -127,55 +144,65 @@ class shm_transport final : public transport {
   }
 
   void stop() override {
+    drain();
     if (!service_.joinable()) return;
     stopping_.store(true, std::memory_order_release);
     ring_doorbell(self());
     service_.join();
   }
 
+  void drain() override {
+    if (delay_) delay_->drain();
+  }
+
   bool on_service_thread() const override { return is_service_thread; }
 
   // --- one-sided -------------------------------------------------------------
+  // The address is checked when the operation is posted; the operation
+  // itself runs at once, or in delayed mode on the delay line.
 
   void post_read(void* dst, gaddr src, std::size_t len, completion& c) override {
-    count_one_sided();
-    std::memcpy(dst, window(src, len), len);
-    chaos::point();  // done at the target, not yet seen as done
-    c.finish();
+    const std::byte* from = window(src, len);
+    one_sided(c, [=] { std::memcpy(dst, from, len); });
   }
 
   void post_write(gaddr dst, const void* src, std::size_t len, completion& c) override {
-    count_one_sided();
     if (len == sizeof(std::uint64_t) && dst % alignof(std::uint64_t) == 0) {
-      // An aligned word: one atomic store (transport.hpp).
+      // An aligned word: one atomic store (transport.hpp). Its value is
+      // read at posting, like any write's source.
+      std::uint64_t* at = atomic_word(dst, "write");
       std::uint64_t value;
       std::memcpy(&value, src, sizeof value);
-      std::atomic_ref<std::uint64_t> word(*atomic_word(dst, "write"));
-      word.store(value, std::memory_order_seq_cst);
-    } else {
-      std::memcpy(window(dst, len), src, len);
+      one_sided(c, [=] { std::atomic_ref<std::uint64_t>(*at).store(value); });
+      return;
     }
-    chaos::point();  // done at the target, not yet seen as done
-    c.finish();
+    std::byte* to = window(dst, len);
+    if (!delay_) {
+      one_sided(c, [=] { std::memcpy(to, src, len); });
+      return;
+    }
+    // The source is read at posting, as a network adapter may: the delay
+    // line never touches the caller's memory.
+    one_sided(c, [to, bytes = std::vector<std::byte>(static_cast<const std::byte*>(src),
+                                                     static_cast<const std::byte*>(src) + len)] {
+      std::memcpy(to, bytes.data(), bytes.size());
+    });
   }
 
   void post_compare_swap(gaddr target, std::uint64_t expected, std::uint64_t desired,
                          std::uint64_t* old, completion& c) override {
-    count_one_sided();
-    std::atomic_ref<std::uint64_t> word(*atomic_word(target, "compare-and-swap"));
-    word.compare_exchange_strong(expected, desired, std::memory_order_seq_cst);
-    *old = expected;  // on failure compare_exchange stored the current value
-    chaos::point();  // done at the target, not yet seen as done
-    c.finish();
+    std::uint64_t* at = atomic_word(target, "compare-and-swap");
+    one_sided(c, [=]() mutable {
+      std::atomic_ref<std::uint64_t>(*at).compare_exchange_strong(expected, desired,
+                                                                  std::memory_order_seq_cst);
+      *old = expected;  // on failure compare_exchange stored the current value
+    });
   }
 
   void post_fetch_add(gaddr target, std::uint64_t add, std::uint64_t* old,
                       completion& c) override {
-    count_one_sided();
-    std::atomic_ref<std::uint64_t> word(*atomic_word(target, "fetch-and-add"));
-    *old = word.fetch_add(add, std::memory_order_seq_cst);
-    chaos::point();  // done at the target, not yet seen as done
-    c.finish();
+    std::uint64_t* at = atomic_word(target, "fetch-and-add");
+    one_sided(c, [=] { *old = std::atomic_ref<std::uint64_t>(*at).fetch_add(add); });
   }
 
   // --- two-sided -------------------------------------------------------------
@@ -198,6 +225,25 @@ class shm_transport final : public transport {
   }
 
  private:
+  // Runs a one-sided operation now, or after the delay (delay_line.hpp).
+  // The peer does not matter for ordering: one-sided operations run in
+  // posting order either way.
+  template <class Op>
+  void one_sided(completion& c, Op op) {
+    count_one_sided();
+    auto run = [op = std::move(op), &c]() mutable {
+      op();
+      chaos::point();  // done at the target, not yet seen as done
+      c.finish();
+      return true;
+    };
+    if (delay_) {
+      delay_->post(0, false, std::move(run));
+    } else {
+      run();
+    }
+  }
+
   // --- addressing ------------------------------------------------------------
 
   ring_view ring(node_id from, node_id to) const {
@@ -217,10 +263,15 @@ class shm_transport final : public transport {
     return nodes() * partition_bytes_ + layout::static_region_max;
   }
 
+  // The region table is small (one region per node, plus the static data).
   std::byte* window(gaddr a, std::size_t len) const {
-    std::uint64_t offset = 0;
-    backing_offset_or_die(a, len, offset);
-    return window_ + offset;
+    for (const memory_region& r : regions_) {
+      if (a >= r.begin && a < r.end && len <= r.end - a) {
+        return window_ + r.backing_offset + (a - r.begin);
+      }
+    }
+    fatal("%zu bytes at %#lx are not inside the global heap or the shared static data", len,
+          static_cast<unsigned long>(a));
   }
 
   std::uint64_t* atomic_word(gaddr a, const char* op) const {
@@ -242,6 +293,13 @@ class shm_transport final : public transport {
     if (to >= nodes()) fatal("message to node %u, but the run has %u nodes", to, nodes());
     count_message_sent();
     chaos::point();  // about to send
+    if (delay_) {
+      const auto* bytes = static_cast<const std::byte*>(payload);
+      delay_->post(to, true, [this, to, rh, copy = std::vector<std::byte>(bytes, bytes + rh.length)] {
+        return try_push_once(to, rh, copy.data());
+      });
+      return;
+    }
     ring_view r = outbound_[to];
     {
       // The service thread never blocks on the lock: the holder may be an
@@ -255,6 +313,21 @@ class shm_transport final : public transport {
       }
       while (!r.try_push(rh, payload)) wait_for_space(r);
     }
+    wake_receiver(to);
+  }
+
+  // The delay line's push: false when the ring is full (it retries later).
+  // In delayed mode the delay line is the only sender, so the lock is free.
+  bool try_push_once(node_id to, const record_header& rh, const void* payload) {
+    {
+      std::lock_guard<std::mutex> lock(send_locks_[to].m);
+      if (!outbound_[to].try_push(rh, payload)) return false;
+    }
+    wake_receiver(to);
+    return true;
+  }
+
+  void wake_receiver(node_id to) {
     // Pairs with the fence in service_loop: either the receiver sees our
     // record before it sleeps, or we see that it sleeps and wake it.
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -391,6 +464,7 @@ class shm_transport final : public transport {
 
   std::uint64_t partition_bytes_;
   segment_fds fds_;
+  std::vector<memory_region> regions_;
   control_layout layout_;
   std::byte* control_ = nullptr;
   std::byte* window_ = nullptr;
@@ -401,13 +475,29 @@ class shm_transport final : public transport {
   std::atomic<bool> stopping_{false};
   std::deque<owned_record> backlog_;  // service thread only
   std::vector<std::byte> scratch_;    // service thread only
+  std::unique_ptr<delay_line> delay_;  // delayed mode only; stopped first
 };
 
 }  // namespace
 
-std::unique_ptr<transport> make_transport(node_id self, node_id nodes,
-                                          std::uint64_t partition_bytes, segment_fds fds) {
-  return std::make_unique<shm_transport>(self, nodes, partition_bytes, fds);
+home_memory home_memory_for(const launch_info& launch) {
+  if (launch.launched) {
+    launch_fds.control_fd =
+        static_cast<int>(env::required_number(launch::env_shm_control_fd, 0, 1 << 20));
+    launch_fds.heap_fd = static_cast<int>(env::required_number(launch::env_shm_heap_fd, 0, 1 << 20));
+  } else if (!create_segments(1, launch.partition_bytes, launch_fds)) {
+    fatal("cannot create the one-node shared segments: %s", std::strerror(errno));
+  }
+  // The layout of shm_segments.hpp: partitions by node id, then the static data.
+  return {launch_fds.heap_fd, launch.self * launch.partition_bytes,
+          launch.nodes * launch.partition_bytes};
+}
+
+std::unique_ptr<transport> make_transport(const launch_info& launch,
+                                          std::span<const memory_region> regions) {
+  if (launch_fds.heap_fd < 0) fatal("the shm transport was made before its home memory");
+  return std::make_unique<shm_transport>(launch.self, launch.nodes, launch.partition_bytes,
+                                         launch_fds, regions);
 }
 
 }  // namespace dstd::rt::shm

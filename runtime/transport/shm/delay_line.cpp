@@ -1,0 +1,102 @@
+// See delay_line.hpp.
+#include "runtime/transport/shm/delay_line.hpp"
+
+#include <sys/prctl.h>
+
+#include "runtime/common/chaos.hpp"
+
+namespace dstd::rt::shm {
+
+delay_line::delay_line(std::chrono::microseconds delay, unsigned peers)
+    : delay_(delay), stalled_(peers), thread_([this] { run(); }) {}
+
+delay_line::~delay_line() {
+  drain();
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    stopping_ = true;
+  }
+  posted_.notify_all();
+  thread_.join();
+}
+
+void delay_line::post(unsigned peer, bool is_message, action act) {
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    // The due time is taken under the lock, so due times follow posting order.
+    queue_.push_back({clock::now() + delay_, peer, is_message, std::move(act)});
+    ++unfinished_;
+  }
+  posted_.notify_one();
+}
+
+void delay_line::drain() {
+  std::unique_lock<std::mutex> lk(lock_);
+  idle_.wait(lk, [this] { return unfinished_ == 0; });
+}
+
+void delay_line::ran(std::uint64_t n) {
+  if (n == 0) return;
+  std::lock_guard<std::mutex> guard(lock_);
+  unfinished_ -= n;
+  if (unfinished_ == 0) idle_.notify_all();
+}
+
+void delay_line::start_or_stall(entry& e) {
+  chaos::point();  // due, not yet done
+  if (e.is_message && (!stalled_[e.peer].empty() || !e.act())) {
+    stalled_[e.peer].push_back(std::move(e.act));
+    return;
+  }
+  if (!e.is_message) e.act();
+  ran(1);
+}
+
+bool delay_line::retry_stalled() {
+  bool any = false;
+  for (std::deque<action>& waiting : stalled_) {
+    std::uint64_t n = 0;
+    while (!waiting.empty() && waiting.front()()) {
+      waiting.pop_front();
+      ++n;
+    }
+    ran(n);
+    any = any || !waiting.empty();
+  }
+  return any;
+}
+
+void delay_line::run() {
+  // Sleeps of a few microseconds: without this the kernel rounds each one
+  // up by its default 50 µs timer slack.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  std::unique_lock<std::mutex> lk(lock_);
+  bool stalled = false;
+  for (;;) {
+    if (stopping_ && queue_.empty() && !stalled) return;
+    if (queue_.empty()) {
+      if (stalled) {
+        posted_.wait_for(lk, std::chrono::microseconds(20));  // a receiver drains its ring
+      } else {
+        posted_.wait(lk);
+      }
+    } else if (clock::now() < queue_.front().due) {
+      posted_.wait_until(lk, queue_.front().due);
+    }
+    // Everything due, in order, without the lock (actions may block on a
+    // send lock or fault; posters must not wait for that).
+    std::vector<entry> due;
+    const clock::time_point now = clock::now();
+    while (!queue_.empty() && queue_.front().due <= now) {
+      due.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+    }
+    lk.unlock();
+    retry_stalled();  // the oldest first
+    for (entry& e : due) start_or_stall(e);
+    stalled = retry_stalled();
+    lk.lock();
+  }
+}
+
+}  // namespace dstd::rt::shm

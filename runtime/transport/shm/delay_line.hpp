@@ -1,0 +1,72 @@
+// The shm backend's delayed mode: every operation takes effect N µs after
+// it was posted, on a helper thread (DSTD_SHM_DELAY_US=N).
+//
+// An emulation, for tests and for modelling a network's latency, never a
+// network: shm completes everything inline, so code that wrongly assumed
+// inline completion (or held a lock a parked fiber's worker needs) would go
+// unnoticed. In this mode one-sided operations finish and messages reach
+// their ring only later, from another thread, in posting order.
+//
+// Order: actions run in posting order (the delay is the same for all). A
+// message that finds its ring full stays queued and is retried; the
+// messages after it to the same peer wait behind it. One-sided operations
+// never wait behind such a message: which handler has run is never
+// observable from a one-sided operation's completion, and a one-sided read
+// on a service thread (a fault in a handler) must not depend on the peer's
+// service thread draining its ring, or two nodes could wait on each other.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace dstd::rt::shm {
+
+class delay_line {
+ public:
+  // Runs on the line's thread. A message returns false when its ring is
+  // full; it is retried.
+  using action = std::function<bool()>;
+
+  delay_line(std::chrono::microseconds delay, unsigned peers);
+  ~delay_line();
+  delay_line(const delay_line&) = delete;
+  delay_line& operator=(const delay_line&) = delete;
+
+  // Runs `act` `delay` after now. A message (`is_message`) runs after every
+  // earlier message to `peer`.
+  void post(unsigned peer, bool is_message, action act);
+  // Until every action posted so far has run.
+  void drain();
+
+ private:
+  using clock = std::chrono::steady_clock;
+  struct entry {
+    clock::time_point due;
+    unsigned peer;
+    bool is_message;
+    action act;
+  };
+
+  void run();
+  void start_or_stall(entry& e);
+  bool retry_stalled();  // true while some message is still stalled
+  void ran(std::uint64_t n);
+
+  const std::chrono::microseconds delay_;
+  std::mutex lock_;
+  std::condition_variable posted_;
+  std::condition_variable idle_;
+  std::deque<entry> queue_;
+  std::uint64_t unfinished_ = 0;  // posted, not yet run (under lock_)
+  bool stopping_ = false;
+  std::vector<std::deque<action>> stalled_;  // per peer; the line's thread only
+  std::thread thread_;
+};
+
+}  // namespace dstd::rt::shm

@@ -1,0 +1,54 @@
+// How a caller waits for the transport, in each context that may call it.
+//
+// Why here: a completion (completion.hpp) must park a fiber whose operation
+// does not complete inline, so that its worker runs other fibers; but the
+// scheduler sits above the transport. So the transport declares how a
+// caller waits (this table of hooks) and the scheduler installs it when it
+// starts. Until then, and off a fiber, a wait blocks the OS thread.
+//
+// The contexts (transport.hpp says which may call what):
+//  * a fiber: a wait parks the fiber, unless it is inside a no_park_scope;
+//  * a fault handler (coherence's SIGSEGV handler, which runs on whatever
+//    fiber touched the page): a wait blocks the OS thread. Parking there
+//    would switch stacks inside a signal handler, and the interrupted code
+//    may hold locks a fiber scheduled next needs. The handler marks itself
+//    with a no_park_scope;
+//  * code holding a lock that another fiber of the same worker may ask for
+//    (coherence's sync_mutex and page locks): a wait blocks the OS thread,
+//    also through a no_park_scope, or that fiber would block the worker
+//    that has to resume the lock's holder;
+//  * the service thread and plain OS threads: a wait blocks the OS thread.
+//    The service thread never waits for anything only it delivers (replies,
+//    handlers): see transport.hpp.
+#pragma once
+
+namespace dstd::rt::waiting {
+
+struct park_hooks {
+  void* (*current_fiber)() noexcept;  // the running fiber, or nullptr
+  void (*park)();                     // park the running fiber; may return spuriously
+  void (*unpark)(void* fiber) noexcept;
+};
+
+// The scheduler's hooks; installed once, before its first fiber runs.
+void install(const park_hooks& hooks) noexcept;
+
+// While one exists on a thread, waits there block the OS thread. Code inside
+// one must not park by any other means either (the mark is per thread).
+class no_park_scope {
+ public:
+  no_park_scope() noexcept;
+  ~no_park_scope();
+  no_park_scope(const no_park_scope&) = delete;
+  no_park_scope& operator=(const no_park_scope&) = delete;
+};
+
+// The waiter a wait here would park, or nullptr: block the OS thread.
+void* parkable_waiter() noexcept;
+// Park the running fiber (only when parkable_waiter() gave it).
+void park();
+// Wake a waiter parkable_waiter() gave; any thread, any time (a late or
+// early unpark is harmless: parked waiters re-check their condition).
+void unpark(void* waiter) noexcept;
+
+}  // namespace dstd::rt::waiting
