@@ -25,7 +25,7 @@
 #include "dstd/thread/thread_ids.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/fatal.hpp"
-#include "runtime/sched/placement.hpp"
+#include "runtime/control/placement.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/sync/home_word.hpp"

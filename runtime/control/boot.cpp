@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <dstd/dstd.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -19,14 +18,15 @@
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/control/fork_guard.hpp"
 #include "runtime/control/identity.hpp"
+#include "runtime/control/node_counters.hpp"
 #include "runtime/control/node_env.hpp"
+#include "runtime/control/placement.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
-#include "runtime/launch/launch_contract.hpp"
 #include "runtime/sched/main_fiber.hpp"
-#include "runtime/sched/placement.hpp"
 #include "runtime/sync/lock_table.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/shm/shm_transport.hpp"
@@ -109,26 +109,20 @@ const handler_registration shutdown_registration{handler_ids::shutdown, &on_shut
 // DSTD_STATS (dstdrun --stats): one line of counters per node at the end.
 void print_stats_if_asked() {
   if (env::text(launch::env_stats) == nullptr) return;
-  const dstd::node_stats s = dstd::stats();
+  const node_counters n = collect_node_counters();
+  const coherence::counters& c = n.coherence;
+  using u64 = unsigned long long;
   std::fprintf(stderr,
                "dstd stats: node %u: read_faults=%llu write_faults=%llu pages_fetched=%llu "
                "bytes_fetched=%llu diff_bytes_sent=%llu pages_invalidated=%llu fault_ms=%.3f "
                "releases=%llu acquires=%llu remote_frees_sent=%llu remote_frees_received=%llu "
                "messages_sent=%llu messages_received=%llu one_sided=%llu\n",
-               current_node_env().self, static_cast<unsigned long long>(s.read_faults),
-               static_cast<unsigned long long>(s.write_faults),
-               static_cast<unsigned long long>(s.pages_fetched),
-               static_cast<unsigned long long>(s.bytes_fetched),
-               static_cast<unsigned long long>(s.diff_bytes_sent),
-               static_cast<unsigned long long>(s.pages_invalidated),
-               static_cast<double>(s.fault_nanoseconds) / 1e6,
-               static_cast<unsigned long long>(s.releases),
-               static_cast<unsigned long long>(s.acquires),
-               static_cast<unsigned long long>(s.remote_frees_sent),
-               static_cast<unsigned long long>(s.remote_frees_received),
-               static_cast<unsigned long long>(s.messages_sent),
-               static_cast<unsigned long long>(s.messages_received),
-               static_cast<unsigned long long>(s.one_sided_operations));
+               current_node_env().self, u64{c.read_faults}, u64{c.write_faults},
+               u64{c.pages_fetched}, u64{c.bytes_fetched}, u64{c.diff_bytes_sent},
+               u64{c.pages_invalidated}, static_cast<double>(c.fault_ns) / 1e6, u64{c.releases},
+               u64{c.acquires}, u64{n.remote_frees.sent}, u64{n.remote_frees.received},
+               u64{n.traffic.messages_sent}, u64{n.traffic.messages_received},
+               u64{n.traffic.one_sided});
 }
 
 [[noreturn]] void serve_until_shutdown() {

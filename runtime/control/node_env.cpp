@@ -7,8 +7,8 @@
 
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/common/layout.hpp"
-#include "runtime/launch/launch_contract.hpp"
 
 namespace dstd::rt {
 

@@ -1,6 +1,6 @@
 // What a node knows about the run before it has talked to anyone: its id,
 // the node count and the transport settings that dstdrun put in the
-// environment (runtime/launch/launch_contract.hpp). A program started
+// environment (runtime/common/launch_contract.hpp). A program started
 // without dstdrun is node 0 of 1.
 //
 // Parsing must not allocate: the first malloc of the process maps the

@@ -3,7 +3,6 @@
 
 #include <atomic>
 
-#include "runtime/control/boot.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/transport/transport.hpp"
 

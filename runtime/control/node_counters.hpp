@@ -1,0 +1,23 @@
+// This node's counters, gathered from the layers that keep them.
+//
+// Why here and not in the public node API: statistics are the control
+// layer's job, and the runtime never includes public headers. Boot prints
+// these for `dstdrun --stats`; the public dstd::stats() (dstd/node_api.cpp)
+// copies them into its own struct.
+#pragma once
+
+#include "runtime/coherence/coherence.hpp"
+#include "runtime/heap/remote_free.hpp"
+#include "runtime/transport/transport.hpp"
+
+namespace dstd::rt {
+
+struct node_counters {
+  coherence::counters coherence;
+  remote_free_counts remote_frees;
+  transport::traffic traffic;
+};
+
+node_counters collect_node_counters() noexcept;
+
+}  // namespace dstd::rt
