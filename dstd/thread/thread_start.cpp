@@ -23,6 +23,7 @@
 #include <typeinfo>
 
 #include "dstd/thread/thread_ids.hpp"
+#include "dstd/thread/thread_start.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/control/placement.hpp"
@@ -100,10 +101,12 @@ void on_start_thread(rt::message& m) {
   thread_state* s = m.payload_as<thread_state*>();
   rt::sched::spawn(run_thread, s);
 }
-const rt::handler_registration start_registration{rt::handler_ids::start_thread,
-                                                  &on_start_thread};
 
 }  // namespace
+
+void register_thread_start_handlers() {
+  rt::register_handler(rt::handler_ids::start_thread, &on_start_thread);
+}
 
 thread_state* start_thread(std::unique_ptr<thread_body> body, node_id where, std::uint64_t& id) {
   if (where == placed_by_load) where = rt::placement::choose();

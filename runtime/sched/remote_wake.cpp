@@ -14,9 +14,10 @@ void on_wake(message& m) {
   fiber* w = m.payload_as<fiber*>();
   unpark(w);
 }
-const handler_registration wake_registration{handler_ids::wake_waiter, &on_wake};
 
 }  // namespace
+
+void register_remote_wake_handlers() { register_handler(handler_ids::wake_waiter, &on_wake); }
 
 void wake(fiber* w) {
   const node_id home = dstd::home_of(w);

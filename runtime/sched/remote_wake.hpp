@@ -14,4 +14,8 @@ namespace dstd::rt::sched {
 // Any thread, any node: unpark `w` on its node.
 void wake(fiber* w);
 
+// Registers the handler of remote wakes (called by
+// register_runtime_handlers()).
+void register_remote_wake_handlers();
+
 }  // namespace dstd::rt::sched

@@ -89,7 +89,6 @@ void on_woken(message& m) {
   const auto w = m.payload_as<woken_message>();
   mark_woken({w.waiter, w.flag});
 }
-const handler_registration woken_registration{handler_ids::futex_woken, &on_woken};
 
 // On the home: wake up to `count` waiters of `word`.
 void wake_at_home(const std::uint64_t* word, unsigned count) {
@@ -128,7 +127,6 @@ void on_wait(message& m) {
   const std::uint8_t queued = enqueue_if_unchanged(w.word, w.expected, {w.waiter, w.flag}) ? 1 : 0;
   m.reply(&queued, 1);
 }
-const handler_registration wait_registration{handler_ids::futex_wait, &on_wait};
 
 struct cancel_message {
   const std::uint64_t* word;
@@ -141,7 +139,6 @@ void on_cancel(message& m) {
   const std::uint8_t removed = dequeue(c.word, c.waiter, c.flag) ? 1 : 0;
   m.reply(&removed, 1);
 }
-const handler_registration cancel_registration{handler_ids::futex_cancel, &on_cancel};
 
 struct wake_message {
   const std::uint64_t* word;
@@ -152,7 +149,6 @@ void on_wake(message& m) {
   const auto w = m.payload_as<wake_message>();
   wake_at_home(w.word, w.count);
 }
-const handler_registration wake_registration{handler_ids::futex_wake, &on_wake};
 
 bool home_is_here(const std::uint64_t* word) { return dstd::home_of(word) == dstd::this_node(); }
 
@@ -194,6 +190,13 @@ bool wait_impl(const std::uint64_t* word, std::uint64_t expected, const clock::t
 }
 
 }  // namespace
+
+void register_handlers() {
+  register_handler(handler_ids::futex_wait, &on_wait);
+  register_handler(handler_ids::futex_cancel, &on_cancel);
+  register_handler(handler_ids::futex_wake, &on_wake);
+  register_handler(handler_ids::futex_woken, &on_woken);
+}
 
 void wait(const std::uint64_t* word, std::uint64_t expected) { wait_impl(word, expected, nullptr); }
 
