@@ -10,7 +10,7 @@
 #include <system_error>
 
 #include "dstd/thread/thread_ids.hpp"
-#include "runtime/sched/placement.hpp"
+#include "runtime/control/placement.hpp"
 #include "runtime/sched/scheduler.hpp"
 
 namespace dstd::detail {

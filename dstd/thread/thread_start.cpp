@@ -22,10 +22,11 @@
 #include <typeinfo>
 
 #include "dstd/thread/thread_ids.hpp"
+#include "dstd/thread/thread_start.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/control/placement.hpp"
 #include "runtime/heap/address_space.hpp"
-#include "runtime/sched/placement.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/sync/home_word.hpp"
@@ -97,10 +98,12 @@ void on_start_thread(rt::message& m) {
   thread_state* s = m.payload_as<thread_state*>();
   rt::sched::spawn(run_thread, s);
 }
-const rt::handler_registration start_registration{rt::handler_ids::start_thread,
-                                                  &on_start_thread};
 
 }  // namespace
+
+void register_thread_start_handlers() {
+  rt::register_handler(rt::handler_ids::start_thread, &on_start_thread);
+}
 
 thread_state* start_thread(thread_body* body, node_id where, std::uint64_t& id) {
   if (where == placed_by_load) where = rt::placement::choose();

@@ -274,9 +274,10 @@ void refuse_on_service_thread(const char* what) {
 void on_apply_diffs(message& m) {
   if (!apply_diffs(m.payload())) fatal("a malformed diff batch arrived from node %u", m.from());
 }
-const handler_registration apply_registration{handler_ids::apply_diffs, &on_apply_diffs};
 
 }  // namespace
+
+void register_handlers() { register_handler(handler_ids::apply_diffs, &on_apply_diffs); }
 
 namespace {
 

@@ -31,6 +31,10 @@ void acquire();
 // the address is not one (an ordinary segmentation fault).
 bool handle_fault(void* address, bool write) noexcept;
 
+// Registers the handler of release diffs (called by
+// register_runtime_handlers()).
+void register_handlers();
+
 struct counters {
   std::uint64_t read_faults;
   std::uint64_t write_faults;

@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <dstd/dstd.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -19,15 +18,16 @@
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/control/fork_guard.hpp"
 #include "runtime/control/identity.hpp"
+#include "runtime/control/node_counters.hpp"
 #include "runtime/control/node_env.hpp"
-#include "runtime/control/node_stats_fields.hpp"
+#include "runtime/control/placement.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
-#include "runtime/launch/launch_contract.hpp"
+#include "runtime/heap/static_region.hpp"
 #include "runtime/sched/main_fiber.hpp"
-#include "runtime/sched/placement.hpp"
 #include "runtime/sync/lock_table.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/backend.hpp"
@@ -63,13 +63,27 @@ void on_fork_child() {
   drop_remote_frees();
 }
 
+// A static libdstd puts the runtime's own variables in the program's static
+// data, which dstd shares between nodes: every node would run on node 0's.
+void refuse_static_runtime_on_many_nodes(const node_env& env) {
+  std::uintptr_t begin = 0, end = 0;
+  find_static_region(begin, end);
+  const auto mine = reinterpret_cast<std::uintptr_t>(&node_transport);
+  if (env.nodes > 1 && mine >= begin && mine < end) {
+    fatal("this program links libdstd statically (libdstd.a), which runs on one node only; "
+          "link the shared libdstd to run on %u nodes", env.nodes);
+  }
+}
+
 void boot() {
+  register_runtime_handlers();
   chaos::configure_from_env();
   const node_env& env = current_node_env();
   if (env.launched && env.nodes > 1 && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
     fatal("address-space randomization is on for this node; start the program with dstdrun, "
           "which turns it off for the node processes");
   }
+  refuse_static_runtime_on_many_nodes(env);
   ensure_address_space();
   share_static_region();
   // The address space asked the backend for its home memory already (it had
@@ -100,7 +114,6 @@ void on_shutdown(message& m) {
   shutdown_requested.store(1, std::memory_order_release);
   futex::wake_all(shutdown_requested, futex::scope::process_private);
 }
-const handler_registration shutdown_registration{handler_ids::shutdown, &on_shutdown};
 
 // Nodes other than 0: the service thread does the work; the main thread only
 // waits for the end of the program.
@@ -150,6 +163,8 @@ int node_main(int argc, char** argv, char** envp) {
 }
 
 }  // namespace
+
+void register_boot_handlers() { register_handler(handler_ids::shutdown, &on_shutdown); }
 
 bool booted() { return node_booted; }
 transport* current_transport() { return node_transport; }

@@ -15,4 +15,8 @@ namespace dstd::rt {
 // through libdstd, e.g. libdstd loaded with dlopen).
 bool booted();
 
+// Registers the handler of the end of the run (called by
+// register_runtime_handlers()).
+void register_boot_handlers();
+
 }  // namespace dstd::rt

@@ -2,7 +2,7 @@
 #include "runtime/control/node_env.hpp"
 
 #include "runtime/common/env.hpp"
-#include "runtime/launch/launch_contract.hpp"
+#include "runtime/common/launch_contract.hpp"
 
 namespace dstd::rt {
 

@@ -1,7 +1,7 @@
 // What a node knows about the run before it has talked to anyone: the
 // launch (its id, the node count, the partition size, parsed by the
 // transport layer: runtime/transport/launch_info.hpp) and control's own
-// settings from dstdrun (runtime/launch/launch_contract.hpp): the join
+// settings from dstdrun (runtime/common/launch_contract.hpp): the join
 // timeout and the status pipe. A program started without dstdrun is node 0
 // of 1.
 #pragma once

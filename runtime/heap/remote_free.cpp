@@ -71,16 +71,19 @@ void on_remote_free(message& m) {
   for (std::size_t i = 0; i < n; ++i) tc_free(blocks[i]);
   received.fetch_add(n, std::memory_order_relaxed);
 }
-const handler_registration remote_free_registration{handler_ids::remote_free, &on_remote_free};
 
 void on_usable_size(message& m) {
   void* p = m.payload_as<void*>();
   const std::size_t size = tc_malloc_size(p);
   m.reply(&size, sizeof size);
 }
-const handler_registration usable_size_registration{handler_ids::usable_size, &on_usable_size};
 
 }  // namespace
+
+void register_remote_free_handlers() {
+  register_handler(handler_ids::remote_free, &on_remote_free);
+  register_handler(handler_ids::usable_size, &on_usable_size);
+}
 
 remote_block_bounds heap_bounds{0, 0, 0};
 

@@ -63,6 +63,10 @@ struct remote_free_counts {
   std::uint64_t sent;      // remote blocks this node queued for their homes
   std::uint64_t received;  // blocks other nodes sent here to be freed
 };
+// Registers the handlers of remote frees and of malloc_usable_size of a
+// remote block (called by register_runtime_handlers()).
+void register_remote_free_handlers();
+
 remote_free_counts remote_free_stats() noexcept;
 
 }  // namespace dstd::rt

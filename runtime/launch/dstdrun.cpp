@@ -13,11 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/launch/diag.hpp"
 #include "runtime/launch/fd_io.hpp"
 #include "runtime/launch/launch_signals.hpp"
 #include "runtime/launch/node_process.hpp"
-#include "runtime/launch/launch_contract.hpp"
 #include "runtime/launch/options.hpp"
 #include "runtime/launch/status_reader.hpp"
 #include "runtime/launch/supervisor.hpp"

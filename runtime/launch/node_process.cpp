@@ -13,8 +13,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/launch/fd_io.hpp"
-#include "runtime/launch/launch_contract.hpp"
 #include "runtime/launch/launch_signals.hpp"
 
 extern char** environ;

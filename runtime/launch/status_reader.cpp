@@ -5,8 +5,8 @@
 
 #include <cerrno>
 
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/launch/fd_io.hpp"
-#include "runtime/launch/launch_contract.hpp"
 
 namespace dstd::launch {
 

@@ -9,9 +9,9 @@
 #include <csignal>
 #include <cstring>
 
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/launch/diag.hpp"
 #include "runtime/launch/exit_report.hpp"
-#include "runtime/launch/launch_contract.hpp"
 
 namespace dstd::launch {
 

@@ -35,9 +35,10 @@ void on_wake(message& m) {
   const auto w = m.payload_as<wake_message>();
   wake_here(w.id, w.mark, m.from());
 }
-const handler_registration wake_registration{handler_ids::wake_waiter, &on_wake};
 
 }  // namespace
+
+void register_remote_wake_handlers() { register_handler(handler_ids::wake_waiter, &on_wake); }
 
 waiter_name my_name() { return {this_node(), id_of(self())}; }
 

@@ -35,4 +35,8 @@ waiter_name unpack(std::uint64_t packed) noexcept;
 // had that waiter.
 void wake(waiter_name w, std::uint64_t mark = 0);
 
+// Registers the handler of remote wakes (called by
+// register_runtime_handlers()).
+void register_remote_wake_handlers();
+
 }  // namespace dstd::rt::sched

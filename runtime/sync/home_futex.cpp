@@ -98,7 +98,6 @@ void on_wait(message& m) {
   const std::uint8_t queued = enqueue_if_unchanged(w.word, w.expected, w.waiter) ? 1 : 0;
   m.reply(&queued, 1);
 }
-const handler_registration wait_registration{handler_ids::futex_wait, &on_wait};
 
 struct cancel_message {
   const std::uint64_t* word;
@@ -110,7 +109,6 @@ void on_cancel(message& m) {
   const std::uint8_t removed = dequeue(c.word, c.waiter) ? 1 : 0;
   m.reply(&removed, 1);
 }
-const handler_registration cancel_registration{handler_ids::futex_cancel, &on_cancel};
 
 struct wake_message {
   const std::uint64_t* word;
@@ -121,7 +119,6 @@ void on_wake(message& m) {
   const auto w = m.payload_as<wake_message>();
   wake_at_home(w.word, w.count);
 }
-const handler_registration wake_registration{handler_ids::futex_wake, &on_wake};
 
 bool yes(const std::vector<std::byte>& reply) { return !reply.empty() && reply[0] == std::byte{1}; }
 
@@ -161,6 +158,12 @@ bool wait_impl(const std::uint64_t* word, std::uint64_t expected,
 }
 
 }  // namespace
+
+void register_handlers() {
+  register_handler(handler_ids::futex_wait, &on_wait);
+  register_handler(handler_ids::futex_cancel, &on_cancel);
+  register_handler(handler_ids::futex_wake, &on_wake);
+}
 
 void wait(const std::uint64_t* word, std::uint64_t expected) { wait_impl(word, expected, nullptr); }
 

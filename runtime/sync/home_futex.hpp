@@ -39,4 +39,8 @@ inline constexpr unsigned all = ~0u;
 // remote home to act: a wake is a message, delivered in order.
 void wake(const std::uint64_t* word, unsigned count);
 
+// Registers the futex's message handlers (called by
+// register_runtime_handlers()).
+void register_handlers();
+
 }  // namespace dstd::rt::home_futex

@@ -15,10 +15,16 @@ inline constexpr handler_id start_thread = 6; // run a new dstd thread here (dst
 inline constexpr handler_id futex_wait = 7;   // sync/home_futex: queue a waiter at the word's home
 inline constexpr handler_id futex_cancel = 8; // ... take a timed-out waiter off the queue
 inline constexpr handler_id futex_wake = 9;   // ... wake waiters of a word
+inline constexpr handler_id last_runtime_handler = futex_wake;  // keep this the last id
 
 }  // namespace dstd::rt::handler_ids
 
 namespace dstd::rt {
+
+// Registers the handler of every id above, then checks that none is
+// missing; boot calls it before any message can arrive. Defined in the top
+// layer (dstd/runtime_handlers.cpp), the only one that sees every handler.
+void register_runtime_handlers();
 
 // The name of a runtime handler, for error messages ("user" from
 // first_user_handler on).

@@ -6,7 +6,7 @@
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
-#include "runtime/launch/launch_contract.hpp"
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/transport/backend.hpp"
 
 namespace dstd::rt {

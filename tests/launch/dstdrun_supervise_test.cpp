@@ -1,5 +1,5 @@
 // dstdrun's supervision, driven by fake nodes: small sh scripts that speak
-// the status-pipe contract of runtime/launch/launch_contract.hpp ("J <id>",
+// the status-pipe contract of runtime/common/launch_contract.hpp ("J <id>",
 // "L <id>") without libdstd, so each way a run can end is easy to stage.
 #include <csignal>
 #include <string>

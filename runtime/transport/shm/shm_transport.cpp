@@ -30,7 +30,7 @@
 #include "runtime/common/futex.hpp"
 #include "runtime/common/env.hpp"
 #include "runtime/common/layout.hpp"
-#include "runtime/launch/launch_contract.hpp"
+#include "runtime/common/launch_contract.hpp"
 #include "runtime/transport/shm/delay_line.hpp"
 #include "runtime/transport/shm/shm_ring.hpp"
 

@@ -7,7 +7,7 @@
 // rings; each node's service thread polls its inbound rings, then sleeps on
 // a futex doorbell that senders ring.
 //
-// Its part of the launch (runtime/launch/launch_contract.hpp) is read here:
+// Its part of the launch (runtime/common/launch_contract.hpp) is read here:
 // DSTD_SHM_CONTROL_FD and DSTD_SHM_HEAP_FD, the memfds dstdrun made. And
 // DSTD_SHM_DELAY_US=N, the delayed mode (delay_line.hpp): an emulation for
 // tests and for modelling a network's latency, in which everything

@@ -36,8 +36,4 @@ static_assert(sizeof(node_stats) ==
                   sizeof node_stats_fields / sizeof node_stats_fields[0] * sizeof(std::uint64_t),
               "node_stats and node_stats_fields list different fields");
 
-// Prints "dstd stats: node N: name=value ..." (every field, in this order)
-// on stderr as one line: what dstdrun --stats shows.
-void print_stats_line(node_id self);
-
 }  // namespace dstd::rt

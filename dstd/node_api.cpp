@@ -3,11 +3,10 @@
 #include <cstdio>
 #include <dstd/bits/node.hpp>
 
+#include "dstd/node_stats_fields.hpp"
+#include "runtime/control/node_counters.hpp"
 #include "runtime/control/node_env.hpp"
-#include "runtime/control/node_stats_fields.hpp"
-#include "runtime/coherence/coherence.hpp"
 #include "runtime/heap/address_space.hpp"
-#include "runtime/heap/remote_free.hpp"
 
 namespace dstd {
 
@@ -18,14 +17,13 @@ node_id node_count() noexcept { return rt::current_node_env().nodes; }
 node_id home_of(const void* p) noexcept { return rt::locate(p).home; }
 
 node_stats stats() noexcept {
-  const rt::coherence::counters c = rt::coherence::current_counters();
-  const rt::remote_free_counts f = rt::remote_free_stats();
-  const rt::transport* t = rt::current_transport();
-  const rt::transport::traffic m = t != nullptr ? t->traffic_counts() : rt::transport::traffic{};
-  return {c.read_faults,     c.write_faults,      c.pages_fetched, c.bytes_fetched,
-          c.diff_bytes_sent, c.pages_invalidated, c.fault_ns,      c.releases,
-          c.acquires,        f.sent,              f.received,      m.messages_sent,
-          m.messages_received, m.one_sided};
+  const rt::node_counters n = rt::collect_node_counters();
+  const rt::coherence::counters& c = n.coherence;
+  return {c.read_faults,       c.write_faults,     c.pages_fetched,
+          c.bytes_fetched,     c.diff_bytes_sent,  c.pages_invalidated,
+          c.fault_ns,          c.releases,         c.acquires,
+          n.remote_frees.sent, n.remote_frees.received,
+          n.traffic.messages_sent, n.traffic.messages_received, n.traffic.one_sided};
 }
 
 void rt::print_stats_line(node_id self) {

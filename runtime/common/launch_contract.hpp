@@ -3,7 +3,9 @@
 // Why a header of its own: dstdrun (runtime/launch) and the node runtime
 // (runtime/control) are separate programs that must agree on environment
 // variable names and on the few lines a node writes back to dstdrun. Keeping
-// them here, in one place, means neither side can drift.
+// them here, in one place, means neither side can drift. It lives in
+// runtime/common so that the launcher and every layer of the node runtime
+// may read it.
 //
 // A node learns who it is from the environment:
 //   DSTD_NODE_ID          this node's id, 0 .. DSTD_NODE_COUNT-1

@@ -1,5 +1,5 @@
 // See placement.hpp.
-#include "runtime/sched/placement.hpp"
+#include "runtime/control/placement.hpp"
 
 #include <atomic>
 #include <cstdlib>

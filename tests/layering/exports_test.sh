@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# libdstd.so exports exactly the public API and the symbols it interposes
+# (cmake/libdstd.version): every interposed symbol is there (a missing one
+# is silently not interposed), and nothing else is, in particular nothing of
+# the runtime's internals (dstd::rt).
+# Usage: exports_test.sh path/to/libdstd.so
+set -euo pipefail
+lib="$1"
+
+interposed=(
+  malloc free calloc realloc reallocarray aligned_alloc memalign posix_memalign valloc
+  pvalloc malloc_usable_size
+  __libc_start_main fork pthread_atfork sigaction signal
+  "operator new(unsigned long)" "operator new[](unsigned long)"
+  "operator delete(void*)" "operator delete[](void*)"
+  "tc_get_sysalloc_override(SysAllocator*)"
+)
+# The public API: names in namespace dstd, outside dstd::rt.
+public='^dstd::([^r]|r[^t]|rt[^:])'
+
+exported=$(nm -D --defined-only -C "$lib" | cut -d' ' -f3-)
+if [ -z "$exported" ]; then
+  echo "FAIL: nm -D found no exported symbols in $lib"
+  exit 1
+fi
+
+status=0
+for name in "${interposed[@]}"; do
+  if ! grep -qxF -- "$name" <<<"$exported"; then
+    echo "FAIL: $name is not exported, so it does not interpose libc's"
+    status=1
+  fi
+done
+
+# Anything neither public nor interposed is a leak.
+leaks=$(grep -vE "$public" <<<"$exported" | grep -vxF -f <(printf '%s\n' "${interposed[@]}") |
+        grep -vE '^operator (new|delete)(\[\])?\(' || true)
+if [ -n "$leaks" ]; then
+  echo "FAIL: libdstd.so exports symbols that are neither public API nor interposed:"
+  echo "$leaks" | sed 's/^/  /'
+  status=1
+fi
+[ "$status" = 0 ] && echo "libdstd.so exports $(wc -l <<<"$exported") symbols, all public or interposed"
+exit "$status"
