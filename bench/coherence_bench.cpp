@@ -17,6 +17,7 @@
 #include "bench/harness.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/transport/transport.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace {
 

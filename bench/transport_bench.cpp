@@ -10,6 +10,7 @@
 #include "bench/harness.hpp"
 #include "runtime/heap/partition.hpp"
 #include "runtime/transport/transport.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace {
 

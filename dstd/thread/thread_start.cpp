@@ -31,6 +31,7 @@
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/sync/home_word.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace dstd::detail {
 
@@ -94,6 +95,9 @@ void run_thread(void* arg) {
   drop_ref(s);
 }
 
+// Run a new dstd thread on this node.
+constexpr rt::handler_decl<thread_state*> run_here{rt::handler_ids::start_thread};
+
 void on_start_thread(rt::message& m) {
   thread_state* s = m.payload_as<thread_state*>();
   rt::sched::spawn(run_thread, s);
@@ -102,7 +106,7 @@ void on_start_thread(rt::message& m) {
 }  // namespace
 
 void register_thread_start_handlers() {
-  rt::register_handler(rt::handler_ids::start_thread, &on_start_thread);
+  rt::register_handler(run_here, &on_start_thread);
 }
 
 thread_state* start_thread(thread_body* body, node_id where, std::uint64_t& id) {
@@ -122,7 +126,7 @@ thread_state* start_thread(thread_body* body, node_id where, std::uint64_t& id) 
     rt::sched::spawn(run_thread, s);
   } else {
     rt::coherence::release();
-    rt::current_transport()->post_send(where, rt::handler_ids::start_thread, &s, sizeof s);
+    rt::send(*rt::current_transport(), where, run_here, s);
   }
   return s;
 }

@@ -44,6 +44,7 @@
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/heap/static_exclusions.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/typed_handler.hpp"
 #include "runtime/transport/waiting.hpp"
 
 namespace dstd::rt::coherence {
@@ -120,6 +121,10 @@ void fetch(std::uint64_t index, std::uintptr_t a) {
   stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
 }
 
+// A release's page diffs for their home (diff.hpp's format, checked by
+// apply_diffs); the empty reply says they are applied.
+constexpr handler_decl<any_bytes, no_bytes> diffs_for_home{handler_ids::apply_diffs};
+
 // Diffs go home in batches, one message per home per batch. Batches are
 // built while pages are locked and sent only after every page lock is
 // dropped: a sender waiting for ring space must never hold a page lock that
@@ -144,7 +149,7 @@ class diff_batcher {
     completion acks;
     for (auto& [home, batch] : ready_) {
       acks.expect();
-      current_transport()->post_call(home, handler_ids::apply_diffs, batch.data(), batch.size(),
+      current_transport()->post_call(home, diffs_for_home.id, batch.data(), batch.size(),
                                      replies.emplace_back(), acks);
     }
     acks.wait();
@@ -277,7 +282,7 @@ void on_apply_diffs(message& m) {
 
 }  // namespace
 
-void register_handlers() { register_handler(handler_ids::apply_diffs, &on_apply_diffs); }
+void register_handlers() { register_handler(diffs_for_home, &on_apply_diffs); }
 
 namespace {
 

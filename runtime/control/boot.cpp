@@ -30,6 +30,7 @@
 #include "runtime/sched/main_fiber.hpp"
 #include "runtime/sync/lock_table.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/typed_handler.hpp"
 #include "runtime/transport/backend.hpp"
 
 namespace dstd::rt {
@@ -109,6 +110,9 @@ void boot() {
   node_transport->start();
 }
 
+// node 0 -> the others: the program is over; they answer, then leave.
+constexpr handler_decl<no_bytes, no_bytes> shutdown{handler_ids::shutdown};
+
 void on_shutdown(message& m) {
   m.reply(nullptr, 0);
   shutdown_requested.store(1, std::memory_order_release);
@@ -147,7 +151,7 @@ void end_run() {
   completion acks;
   for (node_id n = 1; n < nodes; ++n) {
     acks.expect();
-    node_transport->post_call(n, handler_ids::shutdown, nullptr, 0, replies[n], acks);
+    node_transport->post_call(n, shutdown.id, nullptr, 0, replies[n], acks);
   }
   acks.wait();
   print_stats_if_asked();
@@ -164,7 +168,7 @@ int node_main(int argc, char** argv, char** envp) {
 
 }  // namespace
 
-void register_boot_handlers() { register_handler(handler_ids::shutdown, &on_shutdown); }
+void register_boot_handlers() { register_handler(shutdown, &on_shutdown); }
 
 bool booted() { return node_booted; }
 transport* current_transport() { return node_transport; }

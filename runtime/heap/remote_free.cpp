@@ -11,6 +11,7 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace dstd::rt {
 
@@ -33,10 +34,15 @@ std::atomic<std::uint64_t> sent{0};
 std::atomic<std::uint64_t> received{0};
 
 
+// A batch of blocks for their home to free (a whole number of pointers).
+constexpr handler_decl<any_bytes> free_blocks{handler_ids::remote_free};
+// malloc_usable_size of a block, asked of its home.
+constexpr handler_decl<void*, std::size_t> usable_size{handler_ids::usable_size};
+
 void send_batch(node_id home, void* const* blocks, std::size_t count) {
   transport* t = current_transport();
   if (t == nullptr) fatal("memory homed at node %u was freed before the run started", home);
-  t->post_send(home, handler_ids::remote_free, blocks, count * sizeof(void*));
+  send(*t, home, free_blocks, std::as_bytes(std::span(blocks, count)));
 }
 
 // Frees taken out of a batch go home only after this node's writes: the
@@ -81,8 +87,8 @@ void on_usable_size(message& m) {
 }  // namespace
 
 void register_remote_free_handlers() {
-  register_handler(handler_ids::remote_free, &on_remote_free);
-  register_handler(handler_ids::usable_size, &on_usable_size);
+  register_handler(free_blocks, &on_remote_free);
+  register_handler(usable_size, &on_usable_size);
 }
 
 remote_block_bounds heap_bounds{0, 0, 0};
@@ -131,12 +137,7 @@ void flush_remote_frees() noexcept {
 }
 
 std::size_t remote_usable_size(void* p) {
-  transport* t = current_transport();
-  const node_id home = locate(p).home;
-  std::vector<std::byte> reply = t->call(home, handler_ids::usable_size, &p, sizeof p);
-  std::size_t size = 0;
-  std::memcpy(&size, reply.data(), sizeof size);
-  return size;
+  return call(*current_transport(), locate(p).home, usable_size, p);
 }
 
 remote_free_counts remote_free_stats() noexcept {

@@ -4,6 +4,7 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace dstd::rt::sched {
 
@@ -31,6 +32,9 @@ struct wake_message {
   std::uint64_t mark;
 };
 
+// Unpark a waiter on its node, leaving `mark` (0: none).
+constexpr handler_decl<wake_message> wake_waiter{handler_ids::wake_waiter};
+
 void on_wake(message& m) {
   const auto w = m.payload_as<wake_message>();
   wake_here(w.id, w.mark, m.from());
@@ -38,7 +42,7 @@ void on_wake(message& m) {
 
 }  // namespace
 
-void register_remote_wake_handlers() { register_handler(handler_ids::wake_waiter, &on_wake); }
+void register_remote_wake_handlers() { register_handler(wake_waiter, &on_wake); }
 
 waiter_name my_name() { return {this_node(), id_of(self())}; }
 
@@ -55,7 +59,7 @@ void wake(waiter_name w, std::uint64_t mark) {
     return;
   }
   const wake_message m{w.id, mark};
-  current_transport()->post_send(w.node, handler_ids::wake_waiter, &m, sizeof m);
+  send(*current_transport(), w.node, wake_waiter, m);
 }
 
 }  // namespace dstd::rt::sched

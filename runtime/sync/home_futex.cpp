@@ -11,6 +11,7 @@
 #include "runtime/heap/address_space.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace dstd::rt::home_futex {
 
@@ -93,10 +94,14 @@ struct wait_message {
   entry waiter;
 };
 
+// Queue a waiter at the word's home if the word still holds `expected`;
+// the reply says whether it was queued.
+constexpr handler_decl<wait_message, bool> wait_at_home{handler_ids::futex_wait};
+
 void on_wait(message& m) {
   const auto w = m.payload_as<wait_message>();
-  const std::uint8_t queued = enqueue_if_unchanged(w.word, w.expected, w.waiter) ? 1 : 0;
-  m.reply(&queued, 1);
+  const bool queued = enqueue_if_unchanged(w.word, w.expected, w.waiter);
+  m.reply(&queued, sizeof queued);
 }
 
 struct cancel_message {
@@ -104,10 +109,14 @@ struct cancel_message {
   entry waiter;
 };
 
+// Take a timed-out waiter off the queue; the reply says whether it was
+// still there.
+constexpr handler_decl<cancel_message, bool> cancel_at_home{handler_ids::futex_cancel};
+
 void on_cancel(message& m) {
   const auto c = m.payload_as<cancel_message>();
-  const std::uint8_t removed = dequeue(c.word, c.waiter) ? 1 : 0;
-  m.reply(&removed, 1);
+  const bool removed = dequeue(c.word, c.waiter);
+  m.reply(&removed, sizeof removed);
 }
 
 struct wake_message {
@@ -115,24 +124,25 @@ struct wake_message {
   unsigned count;
 };
 
+// Wake up to `count` waiters of a word.
+constexpr handler_decl<wake_message> wake_home_waiters{handler_ids::futex_wake};
+
 void on_wake(message& m) {
   const auto w = m.payload_as<wake_message>();
   wake_at_home(w.word, w.count);
 }
 
-bool yes(const std::vector<std::byte>& reply) { return !reply.empty() && reply[0] == std::byte{1}; }
-
 bool queue(const location& home, const std::uint64_t* word, std::uint64_t expected,
            const entry& e) {
   if (home.here) return enqueue_if_unchanged(word, expected, e);
   const wait_message w{word, expected, e};
-  return yes(current_transport()->call(home.home, handler_ids::futex_wait, &w, sizeof w));
+  return call(*current_transport(), home.home, wait_at_home, w);
 }
 
 bool unqueue(const location& home, const std::uint64_t* word, const entry& e) {
   if (home.here) return dequeue(word, e);
   const cancel_message c{word, e};
-  return yes(current_transport()->call(home.home, handler_ids::futex_cancel, &c, sizeof c));
+  return call(*current_transport(), home.home, cancel_at_home, c);
 }
 
 bool wait_impl(const std::uint64_t* word, std::uint64_t expected,
@@ -160,9 +170,9 @@ bool wait_impl(const std::uint64_t* word, std::uint64_t expected,
 }  // namespace
 
 void register_handlers() {
-  register_handler(handler_ids::futex_wait, &on_wait);
-  register_handler(handler_ids::futex_cancel, &on_cancel);
-  register_handler(handler_ids::futex_wake, &on_wake);
+  register_handler(wait_at_home, &on_wait);
+  register_handler(cancel_at_home, &on_cancel);
+  register_handler(wake_home_waiters, &on_wake);
 }
 
 void wait(const std::uint64_t* word, std::uint64_t expected) { wait_impl(word, expected, nullptr); }
@@ -179,7 +189,7 @@ void wake(const std::uint64_t* word, unsigned count) {
     return;
   }
   const wake_message w{word, count};
-  current_transport()->post_send(home.home, handler_ids::futex_wake, &w, sizeof w);
+  send(*current_transport(), home.home, wake_home_waiters, w);
 }
 
 }  // namespace dstd::rt::home_futex

@@ -7,6 +7,7 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/typed_handler.hpp"
 #include "runtime/transport/waiting.hpp"
 
 namespace dstd::rt {
@@ -77,6 +78,10 @@ void completion::block_until_done() {
 void message::reply(const void* data, std::size_t len) {
   if (!wants_reply_) fatal("reply to a message that was sent without waiting for one");
   if (answered_) fatal("a message was answered twice");
+  if (reply_bytes_ != handler_shape::any_length && len != reply_bytes_) {
+    fatal("handler %u (%s) replied to node %u with %zu bytes; it declares %zu", handler_,
+          handler_name(handler_), from_, len, reply_bytes_);
+  }
   answered_ = true;
   transport_->reply(reply_token{from_, cookie_}, data, len);
 }
@@ -84,6 +89,11 @@ void message::reply(const void* data, std::size_t len) {
 void message::malformed(std::size_t expected) const {
   fatal("a message for handler %u (%s) from node %u has %zu bytes; it needs %zu", handler_,
         handler_name(handler_), from_, payload_.size(), expected);
+}
+
+void malformed_reply(handler_id h, node_id from, std::size_t got, std::size_t expected) {
+  fatal("the reply of handler %u (%s) from node %u has %zu bytes; it needs %zu", h,
+        handler_name(h), from, got, expected);
 }
 
 reply_token message::defer() {
@@ -97,8 +107,10 @@ void transport::dispatch(handler_id h, node_id from, std::span<const std::byte> 
                          bool wants_reply, std::uint64_t cookie) {
   received_.fetch_add(1, std::memory_order_relaxed);
   chaos::point();  // a message that arrived, not yet handled
-  handler_fn fn = find_handler(h);
-  if (fn == nullptr) fatal("message from node %u for handler %u, which is not registered", from, h);
+  const registered_handler* handler = find_handler(h);
+  if (handler == nullptr) {
+    fatal("message from node %u for handler %u, which is not registered", from, h);
+  }
   message m;
   m.transport_ = this;
   m.from_ = from;
@@ -106,8 +118,17 @@ void transport::dispatch(handler_id h, node_id from, std::span<const std::byte> 
   m.payload_ = payload;
   m.cookie_ = cookie;
   m.wants_reply_ = wants_reply;
-  fn(m);
-  if (m.wants_reply_ && !m.answered_) reply(reply_token{from, cookie}, nullptr, 0);
+  m.reply_bytes_ = handler->shape.reply_bytes;
+  const std::size_t expected = handler->shape.request_bytes;
+  if (expected != handler_shape::any_length && payload.size() != expected) m.malformed(expected);
+  handler->fn(m);
+  if (m.wants_reply_ && !m.answered_) {
+    if (m.reply_bytes_ != 0 && m.reply_bytes_ != handler_shape::any_length) {
+      fatal("handler %u (%s) returned without answering node %u; it declares a %zu-byte reply", h,
+            handler_name(h), from, m.reply_bytes_);
+    }
+    reply(reply_token{from, cookie}, nullptr, 0);
+  }
 }
 
 // --- blocking conveniences --------------------------------------------------

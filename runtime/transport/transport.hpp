@@ -104,6 +104,7 @@ class message {
   std::uint64_t cookie_ = 0;
   bool wants_reply_ = false;
   bool answered_ = false;
+  std::size_t reply_bytes_ = 0;  // what the handler declares (handler_shape)
 };
 
 // Handlers run on the receiving node's service thread: they must not wait
@@ -202,15 +203,26 @@ class transport {
 inline constexpr handler_id first_user_handler = 256;
 inline constexpr handler_id max_handlers = 1024;
 
-// Registers `fn` for `id` on this node. Every node must register the same
-// handlers, which static registration (below) gives for free: all nodes run
-// the same binary. Registering an id twice is a fatal error.
-void register_handler(handler_id id, handler_fn fn);
-handler_fn find_handler(handler_id id);
-
-struct handler_registration {
-  handler_registration(handler_id id, handler_fn fn) { register_handler(id, fn); }
+// The sizes a handler declares (typed_handler.hpp): its request's and its
+// reply's, or any_length for a batch its handler checks itself.
+struct handler_shape {
+  static constexpr std::size_t any_length = ~std::size_t{0};
+  std::size_t request_bytes = any_length;
+  std::size_t reply_bytes = any_length;
 };
+
+struct registered_handler {
+  handler_fn fn = nullptr;
+  handler_shape shape;
+};
+
+// Registers `fn` for `id` on this node. Every node must register the same
+// handlers: the runtime's at boot (register_runtime_handlers()), a test's
+// or tool's by static registration (handler_registration). Registering an id twice is a
+// fatal error. Runtime handlers declare their types (typed_handler.hpp).
+void register_handler(handler_id id, handler_fn fn, handler_shape shape = {});
+// The handler of `id`, or nullptr.
+const registered_handler* find_handler(handler_id id);
 
 // The node's transport, made by boot; null before boot.
 transport* current_transport();

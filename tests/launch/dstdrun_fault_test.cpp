@@ -65,6 +65,16 @@ TEST(DstdrunFault, ShortMessageIsAFatalErrorNamingHandlerAndSender) {
   EXPECT_LT(r.seconds, 5) << describe(r);
 }
 
+TEST(DstdrunFault, AReplyOfTheWrongSizeIsAFatalErrorNamingHandlerAndNode) {
+  const run_result r = fault("3", "bad_reply", "1");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstd: node 1: handler 259 (user) replied to node 0 with 4 bytes; "
+                              "it declares 8"))
+      << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstdrun: node 1 (pid ")) << describe(r);
+  EXPECT_LT(r.seconds, 5) << describe(r);
+}
+
 TEST(DstdrunFault, OnlyTheFailingNodeIsReported) {
   const run_result r = fault("4", "kill", "1");
   EXPECT_EQ(r.err.find("dstdrun: "), r.err.rfind("dstdrun: ")) << describe(r);

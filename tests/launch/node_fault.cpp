@@ -13,10 +13,13 @@
 //   node_fault sleep                   main sleeps 60 s (for --timeout)
 //   node_fault short_message NODE      node 0 sends that node a runtime
 //                                      message (futex_wake) with a 1-byte payload
+//   node_fault bad_reply NODE          node 0 calls a handler on that node that
+//                                      declares an 8-byte reply and sends 4
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +28,7 @@
 
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/transport.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace {
 
@@ -35,6 +39,8 @@ using dstd::rt::message;
 constexpr handler_id h_kill = dstd::rt::first_user_handler + 0;
 constexpr handler_id h_abort = dstd::rt::first_user_handler + 1;
 constexpr handler_id h_exit3 = dstd::rt::first_user_handler + 2;
+constexpr dstd::rt::handler_decl<dstd::rt::no_bytes, std::uint64_t> h_bad_reply{
+    dstd::rt::first_user_handler + 3};
 
 [[noreturn]] void die_by_sigkill() {
   raise(SIGKILL);
@@ -51,9 +57,15 @@ const handler_registration kill_registration{h_kill, &on_kill};
 const handler_registration abort_registration{h_abort, &on_abort};
 const handler_registration exit3_registration{h_exit3, &on_exit3};
 
+void on_bad_reply(message& m) {
+  const std::uint32_t half = 0;
+  m.reply(&half, sizeof half);
+}
+const handler_registration bad_reply_registration{h_bad_reply, &on_bad_reply};
+
 int usage() {
   std::fprintf(stderr,
-               "usage: node_fault kill|abort|exit3|short_message NODE | ok | status7 | sleep\n");
+               "usage: node_fault kill|abort|exit3|short_message|bad_reply NODE | ok | status7 | sleep\n");
   return 2;
 }
 
@@ -85,6 +97,8 @@ int main(int argc, char** argv) {
     act = die_by_exit3;
   } else if (std::strcmp(mode, "short_message") == 0) {
     h = dstd::rt::handler_ids::futex_wake;
+  } else if (std::strcmp(mode, "bad_reply") == 0) {
+    h = h_bad_reply.id;
   } else {
     return usage();
   }
@@ -99,6 +113,9 @@ int main(int argc, char** argv) {
   const char one_byte = 0;
   if (node == 0 && act != nullptr)
     act();
+  else if (h == h_bad_reply.id)
+    dstd::rt::call(*dstd::rt::current_transport(), static_cast<dstd::rt::node_id>(node),
+                   h_bad_reply, {});
   else if (h == dstd::rt::handler_ids::futex_wake)
     dstd::rt::current_transport()->post_send(static_cast<dstd::rt::node_id>(node), h, &one_byte, 1);
   else

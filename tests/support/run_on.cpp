@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "runtime/transport/typed_handler.hpp"
+
 namespace dstd::test {
 
 namespace {

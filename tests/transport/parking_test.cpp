@@ -19,6 +19,7 @@
 #include "runtime/heap/partition.hpp"
 #include "runtime/sched/scheduler.hpp"
 #include "runtime/transport/transport.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace {
 

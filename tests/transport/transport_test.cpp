@@ -16,6 +16,7 @@
 
 #include "runtime/heap/partition.hpp"
 #include "runtime/transport/transport.hpp"
+#include "runtime/transport/typed_handler.hpp"
 
 namespace {
 
