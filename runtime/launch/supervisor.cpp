@@ -230,10 +230,17 @@ void supervisor::judge_exit(unsigned id, int wait_status) {
   }
   if (phase_ == phase::running) {
     if (id == 0) {
-      if (normal)
-        program_over(code);
-      else
+      // Node 0 says "L" once it has told the other nodes the program is
+      // over (boot.cpp end_run). Without it they were never told: a fatal
+      // error (its own message names it) or an _exit. Stop them now.
+      if (!normal || (code != 0 && !n.left)) {
         fail(id, wait_status, "");
+      } else if (!n.left) {
+        exit_status_ = code;
+        begin_stop();
+      } else {
+        program_over(code);
+      }
     } else if (!normal || code != 0) {
       fail(id, wait_status, "");
     } else if (!n.left) {

@@ -21,9 +21,13 @@ run_result fake_nodes(std::initializer_list<std::string> options, const std::str
 
 constexpr const char* leave = "echo \"L $id\" >&$DSTD_LAUNCH_FD; exit 0";
 
+// Node 0 says "L" once it has told the others the program is over.
+constexpr const char* node0_ends = "echo \"L $id\" >&$DSTD_LAUNCH_FD; exit";
+
 TEST(DstdrunSupervise, ProgramStatusIsPropagatedWhenNodesLeave) {
   const run_result r = fake_nodes(
-      {"-n", "4"}, std::string("if [ $id = 0 ]; then sleep 0.3; exit 5; fi; sleep 0.5; ") + leave);
+      {"-n", "4"}, std::string("if [ $id = 0 ]; then sleep 0.3; ") + node0_ends +
+                       " 5; fi; sleep 0.5; " + leave);
   EXPECT_EQ(r.exit_code, 5) << describe(r);
   EXPECT_TRUE(r.err.empty()) << describe(r);
   EXPECT_LT(r.seconds, 5) << describe(r);
@@ -31,14 +35,38 @@ TEST(DstdrunSupervise, ProgramStatusIsPropagatedWhenNodesLeave) {
 
 TEST(DstdrunSupervise, NodeThatLeftBeforeNodeZeroEndedIsFine) {
   const run_result r = fake_nodes(
-      {"-n", "3"}, std::string("if [ $id = 0 ]; then sleep 0.5; exit 0; fi; ") + leave);
+      {"-n", "3"}, std::string("if [ $id = 0 ]; then sleep 0.5; ") + node0_ends + " 0; fi; " +
+                       leave);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(r.err.empty()) << describe(r);
 }
 
-TEST(DstdrunSupervise, NodeThatDoesNotStopAfterTheProgramIsKilled) {
+// A fatal error on node 0 (it exits 1 without telling the others): the
+// others stop at once, and dstdrun names node 0.
+TEST(DstdrunSupervise, NodeZeroFailingStopsTheOthersAtOnce) {
+  const run_result r =
+      fake_nodes({"-n", "3"}, "if [ $id = 0 ]; then sleep 0.2; exit 1; fi; exec sleep 30");
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstdrun: node 0 (pid ")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "exited with status 1; stopping the other 2 nodes")) << describe(r);
+  EXPECT_EQ(r.err.find("did not stop"), std::string::npos) << describe(r);
+  EXPECT_LT(r.seconds, 2) << describe(r);
+}
+
+// Node 0 ended with _exit(0), never telling the others: they are stopped
+// quietly and the run's status is 0.
+TEST(DstdrunSupervise, NodeZeroEndingWithoutShutdownStopsTheOthersQuietly) {
   const run_result r =
       fake_nodes({"-n", "3"}, "if [ $id = 0 ]; then sleep 0.2; exit 0; fi; exec sleep 30");
+  EXPECT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(r.err.empty()) << describe(r);
+  EXPECT_LT(r.seconds, 2) << describe(r);
+}
+
+TEST(DstdrunSupervise, NodeThatDoesNotStopAfterTheProgramIsKilled) {
+  const run_result r = fake_nodes(
+      {"-n", "3"},
+      std::string("if [ $id = 0 ]; then sleep 0.2; ") + node0_ends + " 0; fi; exec sleep 30");
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.err, "dstdrun: node 1 did not stop after the program ended; killed it"))
       << describe(r);
@@ -97,7 +125,7 @@ TEST(DstdrunSupervise, NodesGetTheLaunchContract) {
       "  echo fd=$(readlink /proc/self/fd/$fd | cut -d' ' -f1); done; "
       "echo persona=$(cat /proc/self/personality); "
       "echo stdin=$(readlink /proc/self/fd/0); " +
-          std::string("if [ $id = 0 ]; then sleep 0.3; exit 0; fi; ") + leave);
+          std::string("if [ $id = 0 ]; then sleep 0.3; ") + node0_ends + " 0; fi; " + leave);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   for (int id : {0, 1}) {
     const std::string tag = "[node " + std::to_string(id) + "] ";
@@ -116,7 +144,7 @@ TEST(DstdrunSupervise, TaggedOutputKeepsLinesAndStreams) {
   const run_result r = fake_nodes(
       {"-n", "2", "--tag-output"},
       std::string("printf 'one\\ntwo\\npartial'; echo oops >&2; ") +
-          "if [ $id = 0 ]; then sleep 0.3; exit 0; fi; " + leave);
+          "if [ $id = 0 ]; then sleep 0.3; " + node0_ends + " 0; fi; " + leave);
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   for (const char* tag : {"[node 0] ", "[node 1] "}) {
     const std::string t(tag);
