@@ -1,8 +1,10 @@
-// The table of message handlers, filled by static registration before main.
+// The table of message handlers, filled before any message can arrive:
+// by static registration (a program's own handlers) and at boot, before the
+// transport starts (the runtime's, handler_ids.hpp).
 //
 // Why a fixed array: lookups happen for every incoming message on the service
-// thread, and registration happens only during static initialization, before
-// any message can arrive, so no lock is needed.
+// thread, and registration happens only before any message can arrive, so no
+// lock is needed.
 #include <array>
 
 #include "runtime/common/fatal.hpp"

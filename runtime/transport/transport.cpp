@@ -3,6 +3,7 @@
 #include "runtime/transport/transport.hpp"
 
 #include "runtime/common/backoff.hpp"
+#include "runtime/common/assert.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
@@ -17,6 +18,7 @@ void completion::finish() {
   // nothing below touches the object's memory, the futex wake only uses its
   // address. A stale sleeper bit is harmless; it costs one spare wake.
   std::uint32_t old = state_.fetch_sub(1, std::memory_order_acq_rel);
+  DSTD_ASSERT((old & count_mask) != 0, "an operation finished that no completion expected");
   if ((old & count_mask) == 1 && (old & sleeper_bit)) {
     futex::wake_all(state_, futex::scope::process_private);
   }

@@ -180,8 +180,11 @@ inline constexpr handler_id first_user_handler = 256;
 inline constexpr handler_id max_handlers = 1024;
 
 // Registers `fn` for `id` on this node. Every node must register the same
-// handlers, which static registration (below) gives for free: all nodes run
-// the same binary. Registering an id twice is a fatal error.
+// handlers, which registering from code every node runs gives for free: all
+// nodes run the same binary. Registering an id twice is a fatal error. The
+// runtime's handlers are registered at boot by one list
+// (register_runtime_handlers(), handler_ids.hpp); a program's or a test's
+// own handlers by a static handler_registration in their file.
 void register_handler(handler_id id, handler_fn fn);
 handler_fn find_handler(handler_id id);
 
