@@ -35,6 +35,7 @@ class page_list {
  private:
   spin_lock lock_;
   std::uint64_t* entries_ = nullptr;
+  std::uint64_t capacity_ = 0;
   std::atomic<std::uint64_t> count_{0};
 };
 

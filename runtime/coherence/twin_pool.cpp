@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "runtime/coherence/spin_lock.hpp"
+#include "runtime/common/assert.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
 
@@ -30,6 +31,8 @@ std::uint32_t twin_pool::take() noexcept {
   if (free_head_ != 0) {
     const std::uint32_t slot = free_head_;
     std::memcpy(&free_head_, bytes(slot), sizeof free_head_);
+    DSTD_ASSERT(free_head_ < next_fresh_, "twin slot %u links to slot %u, never handed out: "
+                "a twin was written after it was given back", slot, free_head_);
     return slot;
   }
   if (next_fresh_ > limit_) {
@@ -40,6 +43,8 @@ std::uint32_t twin_pool::take() noexcept {
 
 void twin_pool::give_back(std::uint32_t slot) noexcept {
   std::lock_guard<spin_lock> guard(lock_);
+  DSTD_ASSERT(slot != 0 && slot < next_fresh_, "twin slot %u given back but never taken", slot);
+  DSTD_ASSERT(slot != free_head_, "twin slot %u given back twice", slot);
   std::memcpy(bytes(slot), &free_head_, sizeof free_head_);
   free_head_ = slot;
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "runtime/common/assert.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
 #include "runtime/heap/address_space.hpp"
@@ -32,6 +33,16 @@ free_stack* free_stacks = nullptr;
 
 std::uint64_t heap_limit(const address_space& s) {
   return s.partition_bytes - s.partition_bytes / layout::stack_area_divisor;
+}
+
+// Whether `span` could have come from allocate_stack on this node: whole
+// pages inside the part of the stack area carved so far. Caller holds
+// stack_lock.
+[[maybe_unused]] bool owns_stack(const stack_span& span) {
+  const address_space& s = ensure_address_space();
+  const std::uintptr_t end = s.partition_base(s.self) + s.partition_bytes;
+  return span.guard < span.top && (span.top - span.guard) % page == 0 && span.top <= end &&
+         span.guard >= end - stack_used;
 }
 
 }  // namespace
@@ -86,6 +97,8 @@ stack_span allocate_stack(std::size_t usable) {
 void release_stack(const stack_span& span) {
   auto* node = reinterpret_cast<free_stack*>(span.top - sizeof(free_stack));
   std::lock_guard<std::mutex> lock(stack_lock);
+  DSTD_ASSERT(owns_stack(span), "released stack %#lx-%#lx is not one of this node's stacks",
+              static_cast<unsigned long>(span.guard), static_cast<unsigned long>(span.top));
   node->span = span;
   node->next = free_stacks;
   free_stacks = node;

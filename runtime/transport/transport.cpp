@@ -3,6 +3,7 @@
 #include "runtime/transport/transport.hpp"
 
 #include "runtime/common/backoff.hpp"
+#include "runtime/common/assert.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
@@ -30,6 +31,7 @@ void completion::finish() {
   // it costs one spare wake.
   void* waiter = waiter_.load(std::memory_order_relaxed);
   const std::uint32_t old = state_.fetch_sub(1, std::memory_order_acq_rel);
+  DSTD_ASSERT((old & count_mask) != 0, "an operation finished that no completion expected");
   if ((old & count_mask) != 1) return;
   if (old & parked_bit) waiting::unpark(waiter);
   if (old & sleeper_bit) futex::wake_all(state_, futex::scope::process_private);

@@ -76,12 +76,14 @@ class ring_view {
 
  private:
   void copy_in(std::uint64_t pos, const void* src, std::size_t n) {
+    if (n == 0) return;  // src may be null then, and memcpy must not see it
     const std::uint64_t at = pos % capacity_;
     const std::size_t first = n < capacity_ - at ? n : static_cast<std::size_t>(capacity_ - at);
     std::memcpy(data_ + at, src, first);
     std::memcpy(data_, static_cast<const std::byte*>(src) + first, n - first);
   }
   void copy_out(std::uint64_t pos, void* dst, std::size_t n) const {
+    if (n == 0) return;  // dst may be null then (an empty payload's buffer)
     const std::uint64_t at = pos % capacity_;
     const std::size_t first = n < capacity_ - at ? n : static_cast<std::size_t>(capacity_ - at);
     std::memcpy(dst, data_ + at, first);
