@@ -27,10 +27,19 @@ std::size_t main_stack_bytes() {
 
 }  // namespace
 
+// The context function is noexcept so that an exception escaping main ends
+// the program here, on main's fiber, with std::terminate reporting that
+// exception, as it would without dstd. Without it the exception would leave
+// the context function into Boost.Context's own noexcept entry: clang's code
+// unwinds to there first, destroying the handle to the original stack
+// (`back`), and that destructor unwinds the original stack with a
+// boost::context::detail::forced_unwind, which is then what terminate
+// reports. This fiber runs once to completion and is never destroyed while
+// suspended, so no forced_unwind is ever sent into it.
 int run_main_on_fiber(main_fn main, int argc, char** argv, char** envp) {
   int status = 0;
   ctx::fiber fiber(std::allocator_arg, partition_stack(main_stack_bytes()),
-                   [&](ctx::fiber&& back) {
+                   [&](ctx::fiber&& back) noexcept {
                      status = main(argc, argv, envp);
                      return std::move(back);
                    });

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
     dstd::thread t([] {});
     // ~thread of a joinable thread: std::terminate, as with std::thread.
   } else if (std::strcmp(mode, "spawn-on-missing-node") == 0) {
+    // The std::system_error escapes main (on its fiber): std::terminate
+    // must report it, as it would without dstd.
     dstd::spawn_on(dstd::node_count(), [] {}).join();
   } else if (std::strcmp(mode, "detached-still-running") == 0) {
     // As with std: the program ends when main returns, whatever its

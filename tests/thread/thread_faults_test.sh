@@ -49,6 +49,8 @@ check "4 nodes, exception in a thread on node 3" nonzero \
 check "1 node, joinable thread destroyed" nonzero "terminate called" "$program" drop-joinable
 check "4 nodes, joinable thread destroyed" nonzero "dstdrun: node 0 .*SIGABRT" \
   "${run4[@]}" drop-joinable
+check "1 node, spawn_on a node that does not exist" nonzero \
+  "spawn_on: node 1 does not exist \(the run has 1\)" "$program" spawn-on-missing-node
 check "4 nodes, spawn_on a node that does not exist" nonzero \
   "spawn_on: node 4 does not exist \(the run has 4\)" "${run4[@]}" spawn-on-missing-node
 check "4 nodes, a wake for a waiter node 0 never had" nonzero \
