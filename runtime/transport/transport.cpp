@@ -60,6 +60,13 @@ bool completion::announce(std::uint32_t bit, std::uint32_t& state) {
 }
 
 void completion::park_until_done() {
+  // Most operations finish within microseconds (a shm round trip): spin and
+  // yield first, as a blocked thread does, so the common wait costs no
+  // park and no wake-up of the worker; park only when it lasts.
+  backoff spinning;
+  while (!done()) {
+    if (!spinning.step()) break;
+  }
   std::uint32_t state = 0;
   while (announce(parked_bit, state)) waiting::park();  // finish() unparks us
 }
