@@ -1,9 +1,12 @@
 /*
  * futex.pml -- SPIN model of dstd's cluster futex (runtime/sync/
- * home_futex.cpp, docs/DESIGN.md s.5.3) with the park/unpark handshake it
- * blocks on (runtime/sched/scheduler.cpp, DESIGN s.5.1) and the mutex built
- * on it (include/dstd/bits/lock_word.hpp).  tests/model/README.md explains
- * how to run it; run_spin.sh does.
+ * home_futex.cpp, docs/DESIGN.md s.5.3) with the one remote-unpark path it
+ * wakes through (runtime/sched/remote_wake.cpp), the park/unpark handshake
+ * and wake mark it blocks on (runtime/sched/scheduler.cpp, DESIGN s.5.1),
+ * the completion a remote call parks on (runtime/transport/transport.cpp),
+ * and the locks built on it (include/dstd/bits/lock_word.hpp,
+ * runtime/sync/home_lock.cpp).  tests/model/README.md explains how to run
+ * it; run_spin.sh does.
  *
  * What is modelled
  * ----------------
@@ -13,33 +16,53 @@
  * it takes the wait-table lock itself), threads 1 and 2 reach the home
  * through messages.  Every node has a service thread: node 0's runs the
  * futex_wait / futex_cancel / futex_wake handlers, nodes 1 and 2's run
- * futex_woken and complete their threads' calls (a reply travels on the
- * same ring as the woken messages, so it is handled in the same order).
- * Channels: one FIFO per ordered pair (node -> home, home -> node), as the
- * shm rings give; several threads of one node may post to the same ring
- * (node 0's thread 0 and its service thread both post woken messages and
- * replies to nodes 1 and 2).  Word operations (CPU atomics at home,
- * transport atomics elsewhere) are single atomic steps; everything is
- * sequentially consistent (DESIGN s.5.1: every park-state access is
- * seq_cst).
+ * wake_waiter and complete their threads' calls (a reply travels on the
+ * same ring as the wake_waiter messages, so it is handled in the same
+ * order).  Channels: one FIFO per ordered pair (node -> home, home ->
+ * node), as the shm rings give; several threads of one node may post to
+ * the same ring (node 0's thread 0 and its service thread both post
+ * wake_waiter messages and replies to nodes 1 and 2).  Word operations
+ * (CPU atomics at home, transport atomics elsewhere) are single atomic
+ * steps; everything is sequentially consistent (DESIGN s.5.1: every
+ * park-state access is seq_cst, and so are the mark's store and load).
+ *
+ * A waiter is named by (node, id); here thread t is waiter t of node t.
+ * Each wait takes a ticket from its node's counter (next_ticket(): 1, 2,
+ * ...; one thread per node, so tk[t] is both the counter and the current
+ * wait's ticket).  Tickets of waits on different nodes collide (each
+ * node's first wait has ticket 1), as in the runtime.  A queue entry is
+ * (waiter, ticket); a wake leaves the ticket as the waiter's wake mark.
  *
  * Runtime functions mirrored
  *   enqueue_if_unchanged  -> one atomic step under the wait-table lock:
  *                            compare w with `expected`, push the entry
  *                            (home thread directly; service thread for
  *                            a futex_wait call, then the reply)
- *   dequeue               -> one atomic step: remove the entry if present
+ *   dequeue               -> one atomic step: remove the entry whose
+ *                            waiter and ticket are the caller's, if present
  *                            (futex_cancel call, or directly at home)
  *   wake_at_home          -> wake_pop (one step under the lock: pop up to
  *                            n entries into a local list), then
- *                            wake_deliver (for each: mark_woken if the
- *                            waiter is on node 0, else post futex_woken)
- *   on_woken, mark_woken  -> flag := 1 (one step), then unpark
- *   wait_impl             -> futex_wait: queue_me, then loop on the flag:
+ *                            wake_deliver: sched::wake(who, ticket) for
+ *                            each, in order
+ *   sched::wake (remote_wake.cpp) -> wake_here if the waiter is on node 0,
+ *                            else post wake_waiter (id, mark)
+ *   wake_here / on_wake, unpark_with_mark
+ *                         -> mark := ticket (one step), then unpark
+ *   wait_impl             -> futex_wait: mine = (name, next_ticket()),
+ *                            queue, then loop until wake_mark() == ticket:
  *                            park (untimed) or park_until, and on timeout
- *                            unqueue_me; if a wake took the entry, park
- *                            until the flag is set
- *   wake                  -> wake: wake_at_home at home, else post
+ *                            (mark not ours, now >= deadline) unqueue; if
+ *                            a wake took the entry, park until the mark is
+ *                            ours
+ *   queue / unqueue       -> at home directly, else call_home
+ *   call (typed_handler.hpp) with completion expect / wait / finish
+ *                         -> call_home: post; a fiber parks until the
+ *                            reply's finish (announce the parked bit,
+ *                            park, re-check; finish: count 0, then unpark
+ *                            if the bit was set); a thread that runs no
+ *                            fiber blocks on the completion's word
+ *   home_futex::wake      -> wake: wake_at_home at home, else post
  *                            futex_wake (no waiting)
  *   sched::park, unpark, the worker's half of park (worker_loop),
  *   park_until (timer registration, erase after), the timers
@@ -47,10 +70,13 @@
  *   park_thread (a waiter that runs no fiber: main before run_main_on_
  *   fiber, a plain std::thread) -> park with OS_THREADS
  *   lock_word take / take_until / give, wait_while_equal(_until)
+ *   (atomic_runtime.cpp: load the word, futex wait if unchanged)
  *                         -> lock_take, lock_give (try CAS 0->1; loop
  *                            exchange(2) != 0: give up if timed and past
  *                            the deadline; load w, futex wait if still 2;
- *                            give: exchange(0) == 2 -> wake(1))
+ *                            give: CAS 1->0, else store 0 and wake(1))
+ *   home_lock lock / unlock (-DHOME_LOCK) -> the same, but lock waits on
+ *                            the futex at once (no load first), untimed
  *   latch count_down / wait (-DLATCH) -> latch_arrive_and_wait
  *
  * The park state of each waiter is the scheduler's: RUNNING, PARKING
@@ -59,7 +85,11 @@
  * RUNNING (make_ready).  A timer: the deadline passes at any moment while
  * a timed call is in progress (expired[t]); a worker then takes the
  * fiber's timer if it is registered (armed[t]) and unparks the fiber, so a
- * timer's unpark may land late, in a later park (a spurious wake-up).
+ * timer's unpark may land late, in a later park (a spurious wake-up).  So
+ * may a call's unpark (finish() unparks after the count reaches 0, when
+ * the caller may already have returned), and a wake's (the waiter returns
+ * once it sees its mark, before the unpark that follows it); and a wake's
+ * unpark may be taken by the park of a call the waiter is in.
  *
  * Clients (default: the mutex)
  *   Each thread runs NCS rounds of lock; critical section; unlock on one
@@ -67,6 +97,7 @@
  *   in TIMED (a bit mask, default thread 1) use take_until, which may give
  *   up, instead of take.  Threads in OS_THREADS (mask, default none) park
  *   as plain threads (park_thread) instead of fibers.
+ *   -DHOME_LOCK: the lock is rt::home_lock (no timed lock: TIMED 0).
  *   -DLATCH: instead, a latch of count 3: every thread counts down once
  *   (the last one wakes all), then waits until the count is 0; a thread
  *   in TIMED gives up at its deadline (as the timed waits of semaphores
@@ -78,44 +109,40 @@
  *       finish; a thread parked forever, waiting for a wake that is not
  *       coming, is a deadlock; service threads and timers may wait for
  *       ever: end labels);
- *   P3  a woken flag is only written into a live frame: assert(live[t])
- *       when the flag is written.  A waiter's frame (its flag) is reused
- *       by its next wait (same stack address), so also: when a wait
- *       starts, nothing may still refer to the frame of the previous one
- *       (no queue entry, no taken entry, no woken message in flight:
+ *   P3  a wake lands in the wait it was for: when a mark is left,
+ *       assert(live[t] && tk[t] == mark) (the waiter is still in the wait
+ *       that queued the entry; otherwise the wake went to a waiter that
+ *       has gone, and is lost to the others).  Also: when a wait starts,
+ *       nothing may still refer to the previous one (no queue entry, no
+ *       taken entry, no wake_waiter in flight whose mark is not left yet:
  *       ghost ref[t]).
  *
  * Options (spin -DNAME)
  *   NCS=n            mutex rounds per thread (default 1); NCS0, NCS1,
  *                    NCS2 set one thread's
- *   TIMED=mask       threads that use take_until (default 2: thread 1)
+ *   TIMED=mask       threads that use take_until (default 2: thread 1;
+ *                    0 with HOME_LOCK)
  *   OS_THREADS=mask  threads that park as non-fiber threads (default 0)
- *                    (TIMED and OS_THREADS: default 6 with
- *                    SAME_STACK_ADDRESS)
+ *   HOME_LOCK        the client is home_lock instead of lock_word
  *   LATCH            the latch client instead of the mutex
- *   SAME_STACK_ADDRESS  threads 1 and 2 are plain std::threads (not
- *                    fibers, whose stacks are global addresses) whose
- *                    stacks sit at the same virtual address on their two
- *                    nodes (dstdrun turns address-space randomization off):
- *                    their flags have the same address. dequeue (as in
- *                    home_futex.cpp) matches an entry's waiter as well as
- *                    its flag (waiter objects are global-heap addresses,
- *                    unique cluster-wide), so this is correct.
  * Options: deliberately broken protocols (SPIN must find an error)
- *   BUG_DEQUEUE_BY_FLAG_ONLY with SAME_STACK_ADDRESS: dequeue finds the
- *                            entry by its flag address alone (the defect
- *                            this model found in home_futex.cpp, README.md)
  *   BUG_CHECK_OUTSIDE_LOCK   the home compares the word, then enqueues in
  *                            a separate step (a wake can run in between)
- *   BUG_WAKE_BEFORE_CHANGE   unlock wakes one waiter first, and only then
- *                            stores 0 (a waiter that is not yet queued is
- *                            missed; one woken too early re-queues on 2)
+ *   BUG_WAKE_BEFORE_CHANGE   unlock, finding waiters (CAS 1->0 failed),
+ *                            wakes one first and only then stores 0 (the
+ *                            woken waiter re-queues on 2 and is missed)
  *   BUG_TIMEOUT_RETURNS_AT_ONCE  a timed-out waiter whose cancel finds the
  *                            entry gone (a wake took it) returns at once
- *                            instead of waiting for the flag
+ *                            instead of waiting for its mark
  *   BUG_NO_PERMIT            unpark of a RUNNING waiter is dropped (no
  *                            NOTIFIED permit)
- *   BUG_UNPARK_BEFORE_FLAG   mark_woken unparks first, then sets the flag
+ *   BUG_UNPARK_BEFORE_MARK   unpark_with_mark unparks first, then leaves
+ *                            the mark
+ *   BUG_ANY_MARK             a waiter takes any mark as its wake
+ *                            (wake_mark() != 0), not its own ticket: the
+ *                            mark of its previous wait stays
+ *   BUG_DEQUEUE_BY_TICKET_ONLY  dequeue matches the entry's ticket alone,
+ *                            not its waiter (tickets are per node)
  *
  * Step granularity: a step holds at most one access to a shared variable
  * that is not protected by a lock, plus local work; a critical section of
@@ -123,9 +150,13 @@
  * one step (lock: right mover, unlock: left mover).  Receiving a message
  * (one consumer per channel) is a right mover and is merged with what the
  * handler does next; sends are not merged with what follows, since two
- * threads of node 0 post to the same rings.  The ghosts (live, ref, incs)
- * and the timer's view of a call (tactive: it has a deadline) are set in
- * whatever step is nearest; nothing but the timer reads tactive.
+ * threads of node 0 post to the same rings (a call's expect, local work
+ * before its post, is merged with the post).  A completion's done() is
+ * merged with announce()'s load and CAS (count 0 stays 0, so done()
+ * seeing 0 and announce seeing 0 are the same outcome).  The ghosts (live,
+ * ref, incs) and the timer's view of a call (tactive: it has a deadline)
+ * are set in whatever step is nearest; nothing but the timer reads
+ * tactive.
  */
 
 /* ---------------------------------------------------------------- bounds */
@@ -143,18 +174,14 @@
 #endif
 #define ROUNDS(t) ((t) == 0 -> NCS0 : ((t) == 1 -> NCS1 : NCS2))
 #ifndef TIMED
-#ifdef SAME_STACK_ADDRESS
-#define TIMED 6         /* threads 1 and 2 */
+#ifdef HOME_LOCK
+#define TIMED 0         /* home_lock has no timed lock                    */
 #else
 #define TIMED 2         /* thread 1 */
 #endif
 #endif
 #ifndef OS_THREADS
-#ifdef SAME_STACK_ADDRESS
-#define OS_THREADS 6
-#else
 #define OS_THREADS 0
-#endif
 #endif
 
 #define NN 3            /* nodes                                          */
@@ -164,13 +191,6 @@
 #define CAP 4           /* ring capacity in messages (never reached)      */
 #define ALL 255         /* wake count: all                                */
 
-/* The address of thread t's flag, as the home compares it in dequeue. */
-#ifdef SAME_STACK_ADDRESS
-#define FLAGADDR(t) ((t) == 2 -> 1 : (t))
-#else
-#define FLAGADDR(t) (t)
-#endif
-
 /* Park states (scheduler.cpp). */
 #define RUNNING  0
 #define PARKING  1
@@ -178,30 +198,35 @@
 #define NOTIFIED 3
 #define DEAD     4
 
-/* Messages: type, thread, argument. */
+/* Messages: type, thread (the waiter's id; its node is the thread's),
+ * argument, ticket. */
 #define M_WAIT   1      /* node -> home: futex_wait call, arg = expected  */
 #define M_CANCEL 2      /* node -> home: futex_cancel call                */
 #define M_WAKE   3      /* node -> home: futex_wake, arg = count          */
 #define M_REPLY  4      /* home -> node: reply to thread's call, arg      */
-#define M_WOKEN  5      /* home -> node: futex_woken for thread           */
+#define M_WAKE_WAITER 5 /* home -> node: wake_waiter, ticket = the mark   */
 
-chan c2h[NN] = [CAP] of { byte, byte, byte };   /* node n -> home (n > 0) */
-chan h2c[NN] = [CAP] of { byte, byte, byte };   /* home -> node n (n > 0) */
+chan c2h[NN] = [CAP] of { byte, byte, byte, byte };  /* node n -> home    */
+chan h2c[NN] = [CAP] of { byte, byte, byte, byte };  /* home -> node n    */
 
 byte w;                 /* the futex word (the lock word / latch count)   */
-byte q[NT];             /* its wait queue at the home: threads, oldest    */
-byte qlen;              /* first                                          */
+byte q[NT];             /* its wait queue at the home: entries (waiter,   */
+byte qt[NT];            /* ticket), oldest first                          */
+byte qlen;
 
 byte pst[NT];           /* park states                                    */
-bit  flag[NT];          /* the woken flag in thread t's current wait frame */
-byte reply[NT];         /* a call's reply, + 1 (0: none yet)              */
+byte mark[NT];          /* the waiter's wake mark (0: none yet)           */
+byte tk[NT];            /* the node's ticket counter = the current wait's */
+bit  ccnt[NT];          /* the completion of thread t's call: its count,  */
+bit  cpk[NT];           /* its parked bit                                 */
+bit  reply[NT];         /* and the call's reply                           */
 bit  tactive[NT];       /* a timed call is running (it has a deadline)    */
 bit  expired[NT];       /* ... and its deadline has passed                */
 bit  armed[NT];         /* the fiber's timer is registered                */
 
-bit  live[NT];          /* ghost: thread t is inside a wait (its frame)   */
-bit  ref[NT];           /* ghost: something refers to t's frame: a queue  */
-                        /* entry, a taken entry, a woken message          */
+bit  live[NT];          /* ghost: thread t is inside a wait               */
+bit  ref[NT];           /* ghost: something refers to t's wait: a queue   */
+                        /* entry, a taken entry, a wake_waiter in flight  */
 bit  incs;              /* ghost: a thread is in the critical section     */
 
 /* ------------------------------------------------------ park and unpark */
@@ -307,38 +332,57 @@ end_timer:
   od
 }
 
+/* The mark's store in unpark_with_mark(u, m) (P3: the wait it is for is
+ * the waiter's current one). */
+inline leave_mark(u, m)
+{
+  assert(live[u] && tk[u] == m); mark[u] = m; ref[u] = 0
+}
+
+/* unpark_with_mark(u, m): the mark, then the unpark. */
+inline unpark_with_mark(u, m)
+{
+#ifdef BUG_UNPARK_BEFORE_MARK
+  unpark(u);
+  atomic { leave_mark(u, m) }
+#else
+  atomic { leave_mark(u, m) };
+  unpark(u)
+#endif
+}
+
 /* ------------------------------------------------------ the wait table */
 
 /* Under the wait-table lock. */
-inline enqueue(u)
+inline enqueue(u, tkt)
 {
-  q[qlen] = u; qlen++; ref[u] = 1
+  q[qlen] = u; qt[qlen] = tkt; qlen++; ref[u] = 1
 }
 
-/* dequeue(word, waiter, flag): remove the entry whose waiter is u and whose
- * flag has u's flag's address (BUG_DEQUEUE_BY_FLAG_ONLY: the first entry
- * with that flag address); res = found. */
-inline dequeue(u)
+/* dequeue(word, mine): remove the entry whose waiter is u and whose ticket
+ * is tkt (BUG_DEQUEUE_BY_TICKET_ONLY: the first entry with that ticket);
+ * res = found. */
+inline dequeue(u, tkt)
 {
   res = 0; k = 0;
   do
-  :: k < qlen && FLAGADDR(q[k]) == FLAGADDR(u) && !res ->
-#ifndef BUG_DEQUEUE_BY_FLAG_ONLY
-     if :: q[k] == u -> res = 1 :: else -> k++ fi
+#ifndef BUG_DEQUEUE_BY_TICKET_ONLY
+  :: k < qlen && q[k] == u && qt[k] == tkt -> res = 1; break
+  :: k < qlen && !(q[k] == u && qt[k] == tkt) -> k++
 #else
-     res = 1
+  :: k < qlen && qt[k] == tkt -> res = 1; break
+  :: k < qlen && qt[k] != tkt -> k++
 #endif
-  :: k < qlen && FLAGADDR(q[k]) != FLAGADDR(u) && !res -> k++
-  :: k >= qlen || res -> break
+  :: k >= qlen -> break
   od;
   if
   :: res ->
      ref[q[k]] = 0;
      do
-     :: k + 1 < qlen -> q[k] = q[k + 1]; k++
+     :: k + 1 < qlen -> q[k] = q[k + 1]; qt[k] = qt[k + 1]; k++
      :: else -> break
      od;
-     qlen--; q[qlen] = 0
+     qlen--; q[qlen] = 0; qt[qlen] = 0
   :: else
   fi;
   k = 0
@@ -350,39 +394,29 @@ inline wake_pop(cnt)
   k = 0;
   do
   :: k < cnt && qlen > 0 ->
-     taken[ntaken] = q[0]; ntaken++;
+     taken[ntaken] = q[0]; takent[ntaken] = qt[0]; ntaken++;
      q[0] = q[1]; q[1] = q[2]; q[2] = 0;
+     qt[0] = qt[1]; qt[1] = qt[2]; qt[2] = 0;
      qlen--; k++
   :: else -> break
   od;
   k = 0
 }
 
-/* mark_woken on the waiter's node: the flag, then unpark. */
-inline mark_woken(u)
-{
-#ifdef BUG_UNPARK_BEFORE_FLAG
-  unpark(u);
-  atomic { assert(live[u]); flag[u] = 1; ref[u] = 0 }
-#else
-  atomic { assert(live[u]); flag[u] = 1; ref[u] = 0 };
-  unpark(u)
-#endif
-}
-
-/* wake_at_home, after the lock: tell each taken waiter, in order. */
+/* wake_at_home, after the lock: sched::wake(who, ticket) for each taken
+ * entry, in order: wake_here on node 0, else a wake_waiter message. */
 inline wake_deliver()
 {
   k = 0;
   do
   :: k < ntaken && NODE(taken[k]) == HOME ->
      u = taken[k];
-     mark_woken(u);
-     atomic { taken[k] = 0; k++; u = 0 }
+     unpark_with_mark(u, takent[k]);
+     atomic { taken[k] = 0; takent[k] = 0; k++; u = 0 }
   :: atomic {
        k < ntaken && NODE(taken[k]) != HOME ->
-       h2c[NODE(taken[k])] ! M_WOKEN, taken[k], 0;
-       taken[k] = 0; k++
+       h2c[NODE(taken[k])] ! M_WAKE_WAITER, taken[k], 0, takent[k];
+       taken[k] = 0; takent[k] = 0; k++
      }
   :: else -> break
   od;
@@ -394,15 +428,15 @@ inline wake_deliver()
 /* Node 0's service thread: futex_wait, futex_cancel, futex_wake. */
 proctype home_service()
 {
-  byte typ, t, a, res, k, u, ntaken;
-  byte taken[NT];
+  byte typ, t, a, tkt, res, k, u, ntaken;
+  byte taken[NT], takent[NT];
   bit ok;
 end_home:
   do
   :: atomic {
        if
-       :: c2h[1] ? typ, t, a
-       :: c2h[2] ? typ, t, a
+       :: c2h[1] ? typ, t, a, tkt
+       :: c2h[2] ? typ, t, a, tkt
        fi;
        if
        :: typ == M_WAIT ->                      /* on_wait               */
@@ -410,87 +444,109 @@ end_home:
           ok = (w == a)
 #else
           if
-          :: w == a -> enqueue(t); res = 1
+          :: w == a -> enqueue(t, tkt); res = 1
           :: else -> res = 0
           fi
 #endif
-       :: typ == M_CANCEL -> dequeue(t)         /* on_cancel             */
+       :: typ == M_CANCEL -> dequeue(t, tkt)    /* on_cancel             */
        :: typ == M_WAKE -> wake_pop(a)          /* on_wake               */
        fi;
        a = 0
      };
 #ifdef BUG_CHECK_OUTSIDE_LOCK
      if
-     :: typ == M_WAIT -> atomic { if :: ok -> enqueue(t) :: else fi; res = ok; ok = 0 }
+     :: typ == M_WAIT -> atomic { if :: ok -> enqueue(t, tkt) :: else fi; res = ok; ok = 0 }
      :: else
      fi;
 #endif
      if
      :: typ == M_WAKE -> wake_deliver(); atomic { typ = 0; t = 0 }
-     :: else -> atomic { h2c[NODE(t)] ! M_REPLY, t, res; typ = 0; t = 0; res = 0 }
+     :: else -> atomic { h2c[NODE(t)] ! M_REPLY, t, res, 0; typ = 0; t = 0; res = 0; tkt = 0 }
      fi
   od
 }
 
-/* Node n's service thread (n > 0): replies and futex_woken. */
+/* Node n's service thread (n > 0): replies (the completion's finish) and
+ * wake_waiter (remote_wake.cpp's on_wake -> wake_here). */
 proctype node_service(byte n)
 {
-  byte typ, t, a;
+  byte typ, t, a, tkt;
 end_node:
   do
   :: atomic {
-       h2c[n] ? typ, t, a;
+       h2c[n] ? typ, t, a, tkt;
        if
-       :: typ == M_REPLY -> reply[t] = a + 1; typ = 0; t = 0; a = 0
-       :: typ == M_WOKEN ->
-#ifdef BUG_UNPARK_BEFORE_FLAG
+       :: typ == M_REPLY ->
+          /* the reply's bytes, then finish(): fetch_sub, which returns
+           * the parked bit */
+          reply[t] = a; ccnt[t] = 0; a = cpk[t]
+       :: typ == M_WAKE_WAITER ->
+#ifdef BUG_UNPARK_BEFORE_MARK
           skip
 #else
-          assert(live[t]); flag[t] = 1; ref[t] = 0
+          leave_mark(t, tkt)
 #endif
        fi
      };
      if
-     :: typ == M_WOKEN ->
-#ifdef BUG_UNPARK_BEFORE_FLAG
+     :: typ == M_REPLY ->
+        if :: a -> unpark(t) :: else fi;        /* finish(): the waiter   */
+        atomic { typ = 0; t = 0; a = 0 }
+     :: typ == M_WAKE_WAITER ->
+#ifdef BUG_UNPARK_BEFORE_MARK
         unpark(t);
-        atomic { assert(live[t]); flag[t] = 1; ref[t] = 0 };
+        atomic { leave_mark(t, tkt) };
 #else
         unpark(t);
 #endif
-        atomic { typ = 0; t = 0 }
-     :: else
+        atomic { typ = 0; t = 0; tkt = 0 }
      fi
   od
 }
 
 /* ------------------------------------------------------------- waiters */
 
-/* A transport call from thread t to the home: post, wait for the reply
- * (the caller blocks its worker: it does not park). */
+/* A transport call from thread t to the home (typed call(): expect, post,
+ * completion wait).  A fiber parks until the reply's finish() (announce
+ * the parked bit while the count is not 0, park, re-check); a thread that
+ * runs no fiber blocks on the completion's word (no park state). */
 inline call_home(typ_, arg_)
 {
-  c2h[n] ! typ_, t, arg_;
-  atomic { reply[t] != 0 -> res = reply[t] - 1; reply[t] = 0 }
+  atomic { ccnt[t] = 1; c2h[n] ! typ_, t, arg_, tk[t] };   /* expect; post */
+  do
+  :: atomic {                                   /* done(): the reply       */
+       ccnt[t] == 0 -> res = reply[t]; reply[t] = 0; cpk[t] = 0
+     };
+     break
+  :: atomic { !os && ccnt[t] != 0 -> cpk[t] = 1 };   /* announce(parked_bit) */
+     park()
+  od
 }
+
+/* The waiter's check: its wake mark is this wait's ticket. */
+#ifdef BUG_ANY_MARK
+#define WOKEN (mark[t] != 0)
+#else
+#define WOKEN (mark[t] == tk[t])
+#endif
 
 /* home_futex::wait / wait_until (wait_impl) of thread t on w. */
 inline futex_wait(expected)
 {
-  atomic {                                      /* woken_flag flag{0}      */
-    assert(!ref[t]);                            /* P3: frame reused        */
-    live[t] = 1; flag[t] = 0
+  atomic {                                      /* mine{name, next_ticket()} */
+    assert(!ref[t]);                            /* P3: the last wait is over */
+    live[t] = 1; tk[t]++
   };
-  /* queue_me */
+  /* queue */
   if
   :: n == HOME ->
 #ifdef BUG_CHECK_OUTSIDE_LOCK
      ok = (w == expected);
-     atomic { if :: ok -> enqueue(t) :: else fi; res = ok; ok = 0 }
+     atomic { if :: ok -> enqueue(t, tk[t]) :: else fi; res = ok; ok = 0 }
 #else
      atomic {
        if
-       :: w == expected -> enqueue(t); res = 1
+       :: w == expected -> enqueue(t, tk[t]); res = 1
        :: else -> res = 0
        fi
      }
@@ -502,40 +558,37 @@ inline futex_wait(expected)
   :: res == 1 ->
      res = 0;
      do
-     :: flag[t] != 0 -> break                   /* woken                   */
-     :: flag[t] == 0 && !timed -> park()
-     :: flag[t] == 0 && timed ->
+     :: WOKEN -> break                          /* woken                   */
+     :: !WOKEN && !timed -> park()
+     :: !WOKEN && timed ->
         park_until();
         if
-        :: flag[t] != 0                         /* continue                */
-        :: flag[t] == 0 ->
+        :: WOKEN                                /* continue                */
+        :: !WOKEN && !expired[t]                /* before the deadline     */
+        :: !WOKEN && expired[t] ->
+           /* unqueue */
            if
-           :: !expired[t]                       /* before the deadline     */
-           :: expired[t] ->
-              /* unqueue_me */
-              if
-              :: n == HOME -> atomic { dequeue(t) }
-              :: n != HOME -> call_home(M_CANCEL, 0)
-              fi;
-              if
-              :: res -> res = 0; break          /* timed out, off the queue */
-              :: !res ->
+           :: n == HOME -> atomic { dequeue(t, tk[t]) }
+           :: n != HOME -> call_home(M_CANCEL, 0)
+           fi;
+           if
+           :: res -> res = 0; break             /* timed out, off the queue */
+           :: !res ->
 #ifdef BUG_TIMEOUT_RETURNS_AT_ONCE
-                 break
+              break
 #else
-                 /* a wake took us: wait for it to land */
-                 do
-                 :: flag[t] != 0 -> break
-                 :: flag[t] == 0 -> park()
-                 od;
-                 break
+              /* a wake took us: wait for it to land */
+              do
+              :: WOKEN -> break
+              :: !WOKEN -> park()
+              od;
+              break
 #endif
-              fi
            fi
         fi
      od
   fi;
-  live[t] = 0                                   /* the frame is gone       */
+  live[t] = 0                                   /* the wait is over        */
 }
 
 /* home_futex::wake(w, cnt) by thread t. */
@@ -543,13 +596,13 @@ inline wake(cnt)
 {
   if
   :: n == HOME -> atomic { wake_pop(cnt) }; wake_deliver()
-  :: n != HOME -> c2h[n] ! M_WAKE, t, cnt
+  :: n != HOME -> c2h[n] ! M_WAKE, t, cnt, 0
   fi
 }
 
 /* -------------------------------------------------------------- clients */
 
-/* lock_word::take / take_until. */
+/* lock_word::take / take_until; home_lock::lock (-DHOME_LOCK). */
 inline lock_take()
 {
   atomic {
@@ -564,29 +617,35 @@ inline lock_take()
      :: got -> break
      :: !got && timed && expired[t] -> break    /* now >= deadline: false  */
      :: !got && !(timed && expired[t]) ->
+#ifdef HOME_LOCK
+        futex_wait(2)                           /* home_futex::wait(w, 2)  */
+#else
         /* wait_while_equal(_until)(w, 2): load w, wait if still 2 */
         if
         :: w == 2 -> futex_wait(2)
         :: else
         fi
+#endif
      fi
   od;
   atomic { tactive[t] = 0; expired[t] = 0 }
 }
 
-/* lock_word::give. */
+/* lock_word::give; home_lock::unlock. */
 inline lock_give()
 {
-#ifdef BUG_WAKE_BEFORE_CHANGE
-  wake(1);                                      /* wake first (always) ... */
-  w = 0                                         /* ... then free the word  */
-#else
-  atomic { old = w; w = 0 };                    /* exchange(0)             */
+  atomic { if :: w == 1 -> w = 0; old = 1 :: else fi };   /* CAS 1 -> 0 */
   if
-  :: old == 2 -> old = 0; wake(1)
-  :: else -> old = 0
-  fi
+  :: old -> old = 0                             /* nobody waited           */
+  :: else ->
+#ifdef BUG_WAKE_BEFORE_CHANGE
+     wake(1);                                   /* wake first ...          */
+     w = 0                                      /* ... then free the word  */
+#else
+     w = 0;                                     /* store(0)                */
+     wake(1)
 #endif
+  fi
 }
 
 /* latch::count_down(); latch::wait() (a timed thread: a wait that gives up
@@ -621,7 +680,7 @@ proctype thread(byte t)
   bit timed = (TIMED >> t) & 1;
   bit os = (OS_THREADS >> t) & 1;
   byte old, res, k, u, ntaken, round;
-  byte taken[NT];
+  byte taken[NT], takent[NT];
   bit got, pk, ok;
 
 #ifdef LATCH
@@ -643,7 +702,8 @@ proctype thread(byte t)
   :: else -> break
   od;
 #endif
-  pst[t] = DEAD                                 /* retire                  */
+  atomic { pst[t] = DEAD; tk[t] = 0; mark[t] = 0 }   /* retire (no wait   */
+                                                /* of t is left)           */
 }
 
 init
