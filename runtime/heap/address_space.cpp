@@ -92,15 +92,24 @@ const address_space& ensure_address_space() {
 }
 
 location locate(const void* p) noexcept {
+  // Hot: every atomic operation asks. Memory homed here (the common case)
+  // is answered first without a division, and each answer is built whole
+  // (a location filled field by field and read back as one went through a
+  // store-forwarding stall that doubled a local atomic's cost).
   const address_space& s = ensure_address_space();
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  location where;
-  where.home = s.self;
-  where.global = s.backing_offset(a, 1, where.backing_offset);
-  if (!where.global) return where;
-  where.home = s.home(a);
-  where.here = where.home == s.self || s.nodes == 1 || !connected.load(std::memory_order_acquire);
-  return where;
+  const std::uint64_t offset = a - layout::global_base;
+  if (a - s.partition_base(s.self) < s.partition_bytes) return {s.self, true, true, offset};
+  const bool apart = !connected.load(std::memory_order_acquire);
+  if (s.in_partitions(a)) {
+    const auto home = static_cast<node_id>(offset / s.partition_bytes);
+    return {home, true, apart, offset};
+  }
+  if (s.in_static_region(a)) {
+    return {0, true, s.self == 0 || apart,
+            s.nodes * s.partition_bytes + (a - s.static_begin)};
+  }
+  return {s.self, false, true, 0};
 }
 
 void set_connected(bool c) noexcept { connected.store(c, std::memory_order_release); }
