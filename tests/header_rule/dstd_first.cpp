@@ -3,12 +3,14 @@
 #define DSTD_TEST_READING_DSTD
 #include <dstd/atomic>
 #include <dstd/dstd.hpp>
+#include <dstd/memory>
 #include <dstd/stop_token>
 #include <dstd/sync>
 #include <dstd/thread>
 #undef DSTD_TEST_READING_DSTD
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 
 #include "header_rule_test.hpp"
@@ -32,7 +34,10 @@ bool dstd_first_works() {
   int calls = 0;
   dstd::call_once(once, [&] { ++calls; });
   dstd::call_once(once, [&] { ++calls; });
-  const bool ok = *owned && calls == 1;
+  // dstd's and std's smart pointers side by side.
+  dstd::unique_ptr<int> mine = dstd::make_unique<int>(3);
+  std::unique_ptr<int> theirs = std::make_unique<int>(*mine);
+  const bool ok = *owned && calls == 1 && *theirs == 3;
   delete owned;
   delete m;
   return ok;

@@ -31,7 +31,8 @@ bool std_first_works() {
     if (cv.wait_for(lock, std::chrono::milliseconds(1)) != std::cv_status::timeout) return false;
   }
   std::atomic<int> plain{shared->load(std::memory_order_acquire)};  // libstdc++'s, untouched
-  return plain.load() == 1;
+  dstd::unique_ptr<int> mine(new int(plain.load()));  // <memory> brought <dstd/memory>
+  return *mine == 1;
 }
 
 }  // namespace header_rule
