@@ -23,6 +23,14 @@ namespace std {
 enum class cv_status;
 }  // namespace std
 
+// std::bad_weak_ptr, which dstd::shared_ptr throws too, is defined in
+// bits/shared_ptr_base.h (shadowed); libdstd throws it
+// (dstd/memory/bad_weak_ptr.cpp), and a program that catches it has
+// <memory>.
+namespace std {
+class bad_weak_ptr;
+}  // namespace std
+
 namespace dstd::detail {
 inline constexpr std::cv_status cv_no_timeout = static_cast<std::cv_status>(0);
 inline constexpr std::cv_status cv_timeout = static_cast<std::cv_status>(1);
