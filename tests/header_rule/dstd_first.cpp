@@ -2,6 +2,7 @@
 // compat/'s headers were including them, then the standard ones.
 #define DSTD_TEST_READING_DSTD
 #include <dstd/atomic>
+#include <dstd/channel>
 #include <dstd/dstd.hpp>
 #include <dstd/stop_token>
 #include <dstd/sync>
@@ -32,7 +33,10 @@ bool dstd_first_works() {
   int calls = 0;
   dstd::call_once(once, [&] { ++calls; });
   dstd::call_once(once, [&] { ++calls; });
-  const bool ok = *owned && calls == 1;
+  dstd::channel<std::unique_lock<dstd::recursive_mutex>> locks(1);  // a move-only std type through it
+  locks.send(std::unique_lock<dstd::recursive_mutex>(*m));
+  const bool got_lock = locks.recv()->owns_lock();
+  const bool ok = *owned && calls == 1 && got_lock;
   delete owned;
   delete m;
   return ok;
