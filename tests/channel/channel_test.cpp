@@ -126,7 +126,7 @@ TEST(Channel, CloseWakesWaitingReceiversAndSenders) {
       }
     }));
   }
-  dstd::this_thread::sleep_for(50ms);  // most of them waiting by now (checked: none)
+  dstd::this_thread::sleep_for(50ms);  // most of them waiting by now (not checked)
   empty->close();
   full->close();
   for (auto& th : t) th.join();
