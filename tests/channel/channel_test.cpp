@@ -136,6 +136,36 @@ TEST(Channel, CloseWakesWaitingReceiversAndSenders) {
   EXPECT_EQ(full->recv(), std::nullopt);
 }
 
+// A reply channel: the receiver destroys it as soon as its receive has
+// returned, while the sender may still be inside send. Memory allocated
+// after the delete (likely the same block) must then be left alone: the
+// send must be done with the channel before the receive can return. The
+// receiver polls with short timed waits, so that it often takes the value
+// at the moment the sender unlocks.
+TEST(Channel, ReplyChannelMayBeDestroyedOnceItsReceiveReturns) {
+  constexpr long rounds = 300;
+  constexpr std::size_t block = sizeof(dstd::channel<long>);
+  std::vector<dstd::thread> senders;
+  std::vector<unsigned char*> reused;
+  for (long i = 0; i < rounds; ++i) {
+    auto* reply = new dstd::channel<long>(1);
+    senders.push_back(start_on(static_cast<unsigned>(i % 2), [reply, i] { reply->send(i); }));
+    std::optional<long> v;
+    while (!(v = reply->recv_for(1us))) {
+    }
+    EXPECT_EQ(v, i);
+    delete reply;
+    reused.push_back(new unsigned char[block]());
+  }
+  for (auto& t : senders) t.join();
+  long touched = 0;
+  for (unsigned char* b : reused) {
+    touched += std::count_if(b, b + block, [](unsigned char c) { return c != 0; }) > 0;
+    delete[] b;
+  }
+  EXPECT_EQ(touched, 0) << "a send wrote into its channel after the receive returned";
+}
+
 TEST(Channel, RangeForReceivesUntilClosed) {
   dstd::channel<long> ch(4);
   dstd::thread sender = start_on(1, [&] {
