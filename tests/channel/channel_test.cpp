@@ -57,6 +57,21 @@ TEST(Channel, UnboundedKeepsOrderAndGrows) {
   EXPECT_FALSE(ch.is_closed());
 }
 
+// A short std::string keeps its characters inside itself and points at
+// them: a byte copy (into the ring, when the ring grows, out of it) would
+// leave it pointing into the old place.
+TEST(Channel, ShortStringsThatPointIntoThemselvesArriveWhole) {
+  dstd::channel<std::string> ch;
+  dstd::thread sender = start_on(1, [&] {
+    for (int i = 0; i < 100; ++i) ch.send(std::to_string(i) + "s");  // the ring grows 3 times
+    ch.close();
+  });
+  sender.join();
+  int i = 0;
+  for (std::string& s : ch) EXPECT_EQ(s, std::to_string(i++) + "s");
+  EXPECT_EQ(i, 100);
+}
+
 TEST(Channel, BoundedRefusesWhenFullAndTimesOut) {
   dstd::channel<std::string> ch(2);
   EXPECT_EQ(ch.capacity(), 2u);
