@@ -1,10 +1,11 @@
 // <dstd/dstd.hpp>: everything dstd offers — the node API (this_node(),
 // node_count(), home_of(), stats()), threads and stop tokens, atomics, the
-// synchronization types and the smart pointers.
+// synchronization types, the smart pointers and channels.
 #pragma once
 
 #include <dstd/atomic>
 #include <dstd/bits/node.hpp>
+#include <dstd/channel>
 #include <dstd/memory>
 #include <dstd/stop_token>
 #include <dstd/sync>

@@ -2,6 +2,7 @@
 // compat/'s headers were including them, then the standard ones.
 #define DSTD_TEST_READING_DSTD
 #include <dstd/atomic>
+#include <dstd/channel>
 #include <dstd/dstd.hpp>
 #include <dstd/memory>
 #include <dstd/stop_token>
@@ -37,7 +38,10 @@ bool dstd_first_works() {
   // dstd's and std's smart pointers side by side.
   dstd::unique_ptr<int> mine = dstd::make_unique<int>(3);
   std::unique_ptr<int> theirs = std::make_unique<int>(*mine);
-  const bool ok = *owned && calls == 1 && *theirs == 3;
+  dstd::channel<std::unique_lock<dstd::recursive_mutex>> locks(1);  // a move-only std type through it
+  locks.send(std::unique_lock<dstd::recursive_mutex>(*m));
+  const bool got_lock = locks.recv()->owns_lock();
+  const bool ok = *owned && calls == 1 && *theirs == 3 && got_lock;
   delete owned;
   delete m;
   return ok;
