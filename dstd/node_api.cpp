@@ -19,7 +19,7 @@ node_id home_of(const void* p) noexcept { return rt::locate(p).home; }
 node_stats stats() noexcept {
   const rt::node_counters n = rt::collect_node_counters();
   const rt::coherence::counters& c = n.coherence;
-  return {c.read_faults,       c.write_faults,     c.pages_fetched,
+  return {c.read_faults,       c.write_faults,     c.fetches,          c.pages_fetched,
           c.bytes_fetched,     c.diff_bytes_sent,  c.pages_invalidated,
           c.fault_ns,          c.releases,         c.acquires,
           n.remote_frees.sent, n.remote_frees.received,
@@ -28,7 +28,7 @@ node_stats stats() noexcept {
 
 void rt::print_stats_line(node_id self) {
   const node_stats s = stats();
-  char line[1024];  // 14 fields of at most 43 characters fit
+  char line[1024];  // 15 fields of at most 43 characters fit
   int used = std::snprintf(line, sizeof line, "dstd stats: node %u:", self);
   for (const rt::node_stats_field& f : rt::node_stats_fields) {
     used += std::snprintf(line + used, sizeof line - static_cast<std::size_t>(used), " %s=%llu",

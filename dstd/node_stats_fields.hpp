@@ -17,6 +17,7 @@ struct node_stats_field {
 inline constexpr node_stats_field node_stats_fields[] = {
     {"read_faults", &node_stats::read_faults},
     {"write_faults", &node_stats::write_faults},
+    {"fetches", &node_stats::fetches},
     {"pages_fetched", &node_stats::pages_fetched},
     {"bytes_fetched", &node_stats::bytes_fetched},
     {"diff_bytes_sent", &node_stats::diff_bytes_sent},

@@ -12,6 +12,7 @@
 // them (start_thread), and only this top layer may include them all. Boot
 // (runtime/control) reaches it through its declaration in
 // runtime/transport/handler_ids.hpp.
+#include "dstd/memory/tbox_runtime.hpp"
 #include "dstd/thread/thread_start.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/fatal.hpp"
@@ -30,6 +31,7 @@ void register_runtime_handlers() {
   sched::register_remote_wake_handlers();
   home_futex::register_handlers();
   detail::register_thread_start_handlers();
+  detail::register_tbox_handlers();
   for (handler_id id = 1; id <= handler_ids::last_runtime_handler; ++id) {
     if (find_handler(id) == nullptr) {
       fatal("no handler registered for runtime message %s (id %u)", handler_name(id), id);

@@ -58,7 +58,8 @@ constexpr std::uint32_t twin_capacity = 1u << 20;  // 4 GiB of dirty pages
 constexpr std::uint64_t take_chunk = 4096;
 
 struct atomic_counters {
-  std::atomic<std::uint64_t> read_faults{0}, write_faults{0}, pages_fetched{0}, bytes_fetched{0},
+  std::atomic<std::uint64_t> read_faults{0}, write_faults{0}, fetches{0}, pages_fetched{0},
+      bytes_fetched{0},
       diff_bytes_sent{0}, pages_invalidated{0}, fault_ns{0}, releases{0}, acquires{0};
 };
 
@@ -111,12 +112,15 @@ void keep_per_node_bytes(std::uintptr_t a, unsigned char* to, const unsigned cha
   }
 }
 
-void fetch(std::uint64_t index, std::uintptr_t a) {
+// A page of the executable's static data: its per-node bytes stay this
+// node's. Caller holds the page lock; the page is invalid and listed.
+void fetch_static_page(std::uint64_t index, std::uintptr_t a) {
   unsigned char* frame = alias_of(index);
   unsigned char mine[page];
-  if (space->in_static_region(a)) std::memcpy(mine, frame, page);
+  std::memcpy(mine, frame, page);
   current_transport()->read(frame, a, page);
   keep_per_node_bytes(a, frame, mine);
+  stats.fetches.fetch_add(1, std::memory_order_relaxed);
   stats.pages_fetched.fetch_add(1, std::memory_order_relaxed);
   stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
 }
@@ -176,6 +180,91 @@ void protect_runs(const std::uint64_t* sorted, std::uint64_t n, int prot) {
             static_cast<unsigned long>(start), std::strerror(errno));
     }
     i = j;
+  }
+}
+
+// Reads pages of the partitions from their homes into their frames and
+// makes them readable: `sorted` pages, locked by the caller, invalid and
+// already listed as cached (with the fence after the pushes). One read per
+// run of adjacent pages of one home, all in flight at once.
+void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
+  completion done;
+  std::uint64_t reads = 0;
+  for (std::uint64_t i = 0; i < n; ++reads) {
+    const std::uintptr_t start = page_address(sorted[i]);
+    std::uint64_t j = i + 1;
+    while (j < n && sorted[j] == sorted[i] + (j - i) &&
+           space->home(page_address(sorted[j])) == space->home(start)) {
+      ++j;
+    }
+    done.expect();
+    current_transport()->post_read(alias_of(sorted[i]), start, (j - i) * page, done);
+    i = j;
+  }
+  done.wait();
+  chaos::point();  // fetched, not yet readable
+  protect_runs(sorted, n, PROT_READ);
+  stats.fetches.fetch_add(reads, std::memory_order_relaxed);
+  stats.pages_fetched.fetch_add(n, std::memory_order_relaxed);
+  stats.bytes_fetched.fetch_add(n * page, std::memory_order_relaxed);
+}
+
+// The pages of [begin, end) (page-aligned) in other nodes' partitions that
+// are invalid and not locked by anyone: locked and appended to `out` (room
+// for every page of the range). Static data is left to faults
+// (fetch_static_page).
+std::uint64_t lock_invalid_pages(std::uintptr_t begin, std::uintptr_t end, std::uint64_t* out) {
+  std::uint64_t n = 0;
+  for (std::uintptr_t a = begin; a < end; a += page) {
+    const location where = locate(reinterpret_cast<const void*>(a));
+    if (where.here || !where.global || space->in_static_region(a)) continue;
+    const std::uint64_t index = where.backing_offset / page;
+    if (directory.try_lock_in(index, page_state::invalid)) out[n++] = index;
+  }
+  return n;
+}
+
+// Fetches `sorted` (locked by the caller, invalid) as cache pages: listed
+// before the fetch (issue 10: an acquire on another worker that takes the
+// list after this push waits on the page lock and then drops the page; one
+// that took the list before it began before this fetch). The fence keeps
+// the fetch's reads from passing the pushes (else they could still read
+// bytes older than a release that acquire then sees).
+void list_and_fetch(const std::uint64_t* sorted, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) directory.cached.push(sorted[i]);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  chaos::point();
+  fetch_pages(sorted, n);
+}
+
+constexpr std::uint64_t group_pages = layout::group_bytes / page;
+
+// A fault's fetch of the page at `a` (locked by the caller, invalid): the
+// page alone, or, in a tbox group (layout.hpp), the whole group's invalid
+// pages that no one else holds, with one read.
+void fetch_for_fault(std::uint64_t index, std::uintptr_t a) {
+  if (space->in_static_region(a)) {
+    directory.cached.push(index);  // as in list_and_fetch
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    chaos::point();
+    fetch_static_page(index, a);
+    chaos::point();  // fetched, not yet readable
+    protect(a, PROT_READ);
+    return;
+  }
+  const std::uintptr_t group = space->group_begin(a);
+  if (group == 0) {
+    list_and_fetch(&index, 1);
+    return;
+  }
+  std::uint64_t pages[group_pages];
+  const std::uint64_t before = lock_invalid_pages(group, a, pages);
+  pages[before] = index;
+  const std::uint64_t n =
+      before + 1 + lock_invalid_pages(a + page, group + layout::group_bytes, pages + before + 1);
+  list_and_fetch(pages, n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (pages[i] != index) directory.unlock(pages[i], page_state::read_only);
   }
 }
 
@@ -342,17 +431,7 @@ bool handle_fault(void* address, bool write) noexcept {
   page_state st = directory.lock(index);
   chaos::point();
   if (st == page_state::invalid) {
-    // Listed before the fetch (issue 10): an acquire on another worker that
-    // takes the list after this push waits on the page lock and then drops
-    // the page; one that took the list before it began before this fetch.
-    // The fence keeps the fetch's reads from passing the push (else they
-    // could still read bytes older than a release that acquire then sees).
-    directory.cached.push(index);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    chaos::point();
-    fetch(index, a);
-    chaos::point();  // fetched, not yet readable
-    protect(a, PROT_READ);
+    fetch_for_fault(index, a);
     st = page_state::read_only;
   }
   if (write && st == page_state::read_only) {
@@ -374,6 +453,26 @@ bool handle_fault(void* address, bool write) noexcept {
   (write ? stats.write_faults : stats.read_faults).fetch_add(1, std::memory_order_relaxed);
   stats.fault_ns.fetch_add(now_ns() - start, std::memory_order_relaxed);
   return true;
+}
+
+void prefetch(const void* p, std::size_t len) noexcept {
+  if (!enabled.load(std::memory_order_acquire) || len == 0 || current_transport() == nullptr ||
+      current_transport()->on_service_thread()) {
+    return;
+  }
+  std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+  std::uintptr_t end = begin + std::min<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p) + len - begin,
+                                                       max_prefetch_bytes);
+  end = (end + page - 1) & ~(page - 1);
+  if (const std::uintptr_t g = space->group_begin(begin)) begin = g;
+  if (const std::uintptr_t g = space->group_begin(end - 1)) end = g + layout::group_bytes;
+  // Page locks are held across the read: block, never park (waiting.hpp).
+  waiting::no_park_scope holding_page_locks;
+  std::uint64_t pages[max_prefetch_bytes / page + 2 * group_pages];
+  const std::uint64_t n = lock_invalid_pages(begin, end, pages);
+  if (n == 0) return;
+  list_and_fetch(pages, n);
+  for (std::uint64_t i = 0; i < n; ++i) directory.unlock(pages[i], page_state::read_only);
 }
 
 namespace {
@@ -445,8 +544,8 @@ void acquire() {
 
 counters current_counters() noexcept {
   auto get = [](const std::atomic<std::uint64_t>& v) { return v.load(std::memory_order_relaxed); };
-  return {get(stats.read_faults),     get(stats.write_faults),    get(stats.pages_fetched),
-          get(stats.bytes_fetched),   get(stats.diff_bytes_sent), get(stats.pages_invalidated),
+  return {get(stats.read_faults),     get(stats.write_faults),    get(stats.fetches),
+          get(stats.pages_fetched),   get(stats.bytes_fetched),   get(stats.diff_bytes_sent), get(stats.pages_invalidated),
           get(stats.fault_ns),        get(stats.releases),        get(stats.acquires)};
 }
 

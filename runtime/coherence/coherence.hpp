@@ -9,6 +9,7 @@
 // node with no cached or dirty page, both are a single check.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace dstd::rt::coherence {
@@ -27,6 +28,14 @@ void release();
 // channel receive). Releases first.
 void acquire();
 
+// An ownership transfer's hint (docs/DESIGN.md §5.4): the caller has just
+// acquired, and will read [p, p+len) next. Fetches the range's invalid
+// pages of other nodes (widened to whole tbox groups, at most
+// max_prefetch_bytes) with one read per run, instead of a fault per page.
+// Pages another thread holds are left to fault. Not from a message handler.
+inline constexpr std::size_t max_prefetch_bytes = 1 << 20;
+void prefetch(const void* p, std::size_t len) noexcept;
+
 // From the SIGSEGV handler: resolves a fault on a cache frame. False when
 // the address is not one (an ordinary segmentation fault).
 bool handle_fault(void* address, bool write) noexcept;
@@ -38,6 +47,7 @@ void register_handlers();
 struct counters {
   std::uint64_t read_faults;
   std::uint64_t write_faults;
+  std::uint64_t fetches;  // reads that filled cache frames: one per fault, group or hint
   std::uint64_t pages_fetched;
   std::uint64_t bytes_fetched;
   std::uint64_t diff_bytes_sent;

@@ -75,6 +75,12 @@ page_state page_directory::lock(std::uint64_t index) noexcept {
   }
 }
 
+bool page_directory::try_lock_in(std::uint64_t index, page_state st) noexcept {
+  auto v = static_cast<std::uint8_t>(st);
+  return std::atomic_ref<std::uint8_t>(states_[index])
+      .compare_exchange_strong(v, v | locked_bit, std::memory_order_acquire);
+}
+
 void page_directory::unlock(std::uint64_t index, page_state st) noexcept {
   DSTD_ASSERT(std::atomic_ref<std::uint8_t>(states_[index]).load(std::memory_order_relaxed) &
                   locked_bit,

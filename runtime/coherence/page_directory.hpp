@@ -46,6 +46,10 @@ class page_directory {
   // Spins until the page's lock bit is ours; returns its state.
   page_state lock(std::uint64_t index) noexcept;
   void unlock(std::uint64_t index, page_state s) noexcept;
+  // Takes the lock only if it is free and the page is in state `s`, without
+  // waiting (a fault may hold another page's lock: waiting here could
+  // deadlock with a flush that locks in index order).
+  bool try_lock_in(std::uint64_t index, page_state s) noexcept;
 
   // Twin slot of a dirty page (0: none).
   std::uint32_t twin(std::uint64_t index) const noexcept { return twins_[index]; }

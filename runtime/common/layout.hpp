@@ -29,6 +29,19 @@ inline constexpr std::uint64_t static_region_max = 4ull << 30;
 // a stack address is a global address homed where the fiber was created.
 inline constexpr std::uint64_t stack_area_divisor = 8;
 
+// tbox pointees (heap/group_heap.hpp) come from the 1/group_area_divisor of
+// each partition just below its stack area, cut into aligned groups of
+// group_bytes; a fault anywhere in a group fetches the whole group
+// (coherence.cpp). Offsets are from the partition's base.
+inline constexpr std::uint64_t group_area_divisor = 8;
+inline constexpr std::uint64_t group_bytes = 64 * 1024;
+constexpr std::uint64_t group_area_end(std::uint64_t partition_bytes) {
+  return partition_bytes - partition_bytes / stack_area_divisor;
+}
+constexpr std::uint64_t group_area_begin(std::uint64_t partition_bytes) {
+  return group_area_end(partition_bytes) - partition_bytes / group_area_divisor;
+}
+
 // Cache frames: this node's copies of other nodes' pages. They are backed by
 // a node-private memfd mapped twice: at the pages' global addresses (access
 // controlled page by page) and here, always read-write, so the runtime can

@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "runtime/heap/address_space.hpp"
+#include "runtime/heap/group_heap.hpp"
 #include "runtime/heap/partition.hpp"
 
 extern "C" int __register_atfork(void (*prepare)(), void (*parent)(), void (*child)(),
@@ -43,7 +44,8 @@ void in_parent() {
 }
 
 void in_child() {
-  privatize_global_memory(partition_allocated_bytes(), stack_area_used_bytes());
+  privatize_global_memory(partition_allocated_bytes(), group_area_used_bytes(),
+                          stack_area_used_bytes());
   if (child_hook != nullptr) child_hook();
   if (gate[0] >= 0) {
     close(gate[0]);

@@ -151,7 +151,8 @@ void replace_with_inaccessible(std::uintptr_t at, std::size_t len) {
 
 }  // namespace
 
-void privatize_global_memory(std::uint64_t heap_used, std::uint64_t stacks_used) {
+void privatize_global_memory(std::uint64_t heap_used, std::uint64_t groups_used,
+                             std::uint64_t stacks_used) {
   if (!mapped.load(std::memory_order_acquire)) return;
   const std::uintptr_t base = space.partition_base(space.self);
   const std::uintptr_t top = base + space.partition_bytes;
@@ -159,8 +160,11 @@ void privatize_global_memory(std::uint64_t heap_used, std::uint64_t stacks_used)
     if (n != space.self) replace_with_inaccessible(space.partition_base(n), space.partition_bytes);
   }
   replace_with_inaccessible(layout::cache_alias_base, space.backing_bytes());
+  const std::uintptr_t groups = base + layout::group_area_begin(space.partition_bytes);
   replace_with_private_copy(base, heap_used);
-  replace_with_private_zeros(base + heap_used, space.partition_bytes - heap_used - stacks_used);
+  replace_with_private_zeros(base + heap_used, groups - (base + heap_used));
+  replace_with_private_copy(groups, groups_used);
+  replace_with_private_zeros(groups + groups_used, top - stacks_used - (groups + groups_used));
   replace_with_private_copy(top - stacks_used, stacks_used);
   if (space.self == 0) {
     replace_with_private_copy(space.static_begin, space.static_end - space.static_begin);

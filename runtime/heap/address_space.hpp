@@ -41,6 +41,17 @@ struct address_space {
     return in_partitions(a) ? static_cast<node_id>((a - layout::global_base) / partition_bytes)
                             : 0;
   }
+  // The first byte of the tbox group (layout.hpp) that holds `a`, or 0 when
+  // `a` is in no partition's group area.
+  std::uintptr_t group_begin(std::uintptr_t a) const {
+    if (!in_partitions(a)) return 0;
+    const std::uint64_t offset = (a - layout::global_base) % partition_bytes;
+    if (offset < layout::group_area_begin(partition_bytes) ||
+        offset >= layout::group_area_end(partition_bytes)) {
+      return 0;
+    }
+    return a & ~std::uintptr_t(layout::group_bytes - 1);
+  }
   // Where [a, a+len) lies in the backing of all global memory (the offsets
   // of the transport's region table and of the cache frames). False when the
   // range is not entirely inside one global region.
@@ -91,9 +102,11 @@ int cache_frames_fd();
 // In a forked child: the home partition (and node 0's static data) are
 // replaced by private memory holding a copy of their current bytes, so the
 // child's writes never reach the parent, nor the parent's the child. Only
-// the parts in use are copied: the heap's first `heap_used` bytes and the
-// stack area's top `stacks_used` bytes. Cache frames of other nodes' memory
+// the parts in use are copied: the heap's first `heap_used` bytes, the
+// group area's first `groups_used` bytes and the stack area's top
+// `stacks_used` bytes. Cache frames of other nodes' memory
 // (shared with the parent) become inaccessible: the child has left the run.
-void privatize_global_memory(std::uint64_t heap_used, std::uint64_t stacks_used);
+void privatize_global_memory(std::uint64_t heap_used, std::uint64_t groups_used,
+                             std::uint64_t stacks_used);
 
 }  // namespace dstd::rt

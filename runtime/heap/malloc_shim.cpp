@@ -5,13 +5,13 @@
 // is a dependency of libdstd, so the loader searches it after libc and
 // glibc's malloc would win. Definitions in libdstd come before libc's. The
 // one thing added to tcmalloc is routing: a block homed on another node goes
-// back to its home (remote_free.hpp).
+// back to its home, a tbox pointee to its group (free_routing.hpp).
 #include <gperftools/tcmalloc.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "runtime/heap/remote_free.hpp"
+#include "runtime/heap/free_routing.hpp"
 #include "runtime/transport/transport.hpp"
 
 using dstd::rt::is_remote_block;
@@ -37,16 +37,13 @@ extern "C" {
 [[gnu::visibility("default")]] void* malloc(size_t size) { return tc_malloc(size); }
 
 [[gnu::visibility("default")]] void free(void* p) {
-  if (is_remote_block(p)) {
-    dstd::rt::queue_remote_free(p);
-    return;
-  }
-  tc_free(p);
+  dstd::rt::route_free(p, [p] { tc_free(p); });
 }
 
 [[gnu::visibility("default")]] void* calloc(size_t n, size_t size) { return tc_calloc(n, size); }
 
 [[gnu::visibility("default")]] void* realloc(void* p, size_t size) {
+  if (p != nullptr) dstd::rt::refuse_group_block(p, "realloc");
   if (is_remote_block(p)) {
     if (size == 0) {
       dstd::rt::queue_remote_free(p);
@@ -83,6 +80,7 @@ extern "C" {
 [[gnu::visibility("default")]] void* pvalloc(size_t size) { return tc_pvalloc(size); }
 
 [[gnu::visibility("default")]] size_t malloc_usable_size(void* p) {
+  if (p != nullptr) dstd::rt::refuse_group_block(p, "malloc_usable_size");
   if (is_remote_block(p)) return dstd::rt::remote_usable_size(p);
   return p == nullptr ? 0 : tc_malloc_size(p);
 }

@@ -7,23 +7,11 @@
 #include <cstddef>
 #include <new>
 
-#include "runtime/heap/remote_free.hpp"
+#include "runtime/heap/free_routing.hpp"
 
 #define DSTD_EXPORT [[gnu::visibility("default")]]
 
-namespace {
-
-// Deletes route remote blocks home; otherwise the given tcmalloc call runs.
-template <class LocalDelete>
-inline void release(void* p, LocalDelete local) noexcept {
-  if (dstd::rt::is_remote_block(p)) {
-    dstd::rt::queue_remote_free(p);
-  } else {
-    local();
-  }
-}
-
-}  // namespace
+using dstd::rt::route_free;
 
 // clang-format off
 DSTD_EXPORT void* operator new(std::size_t n) { return tc_new(n); }
@@ -35,16 +23,16 @@ DSTD_EXPORT void* operator new[](std::size_t n, std::align_val_t a) { return tc_
 DSTD_EXPORT void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept { return tc_new_aligned_nothrow(n, a, t); }
 DSTD_EXPORT void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t& t) noexcept { return tc_newarray_aligned_nothrow(n, a, t); }
 
-DSTD_EXPORT void operator delete(void* p) noexcept { release(p, [=] { tc_delete(p); }); }
-DSTD_EXPORT void operator delete[](void* p) noexcept { release(p, [=] { tc_deletearray(p); }); }
-DSTD_EXPORT void operator delete(void* p, std::size_t n) noexcept { release(p, [=] { tc_delete_sized(p, n); }); }
-DSTD_EXPORT void operator delete[](void* p, std::size_t n) noexcept { release(p, [=] { tc_deletearray_sized(p, n); }); }
-DSTD_EXPORT void operator delete(void* p, const std::nothrow_t& t) noexcept { release(p, [=, &t] { tc_delete_nothrow(p, t); }); }
-DSTD_EXPORT void operator delete[](void* p, const std::nothrow_t& t) noexcept { release(p, [=, &t] { tc_deletearray_nothrow(p, t); }); }
-DSTD_EXPORT void operator delete(void* p, std::align_val_t a) noexcept { release(p, [=] { tc_delete_aligned(p, a); }); }
-DSTD_EXPORT void operator delete[](void* p, std::align_val_t a) noexcept { release(p, [=] { tc_deletearray_aligned(p, a); }); }
-DSTD_EXPORT void operator delete(void* p, std::size_t n, std::align_val_t a) noexcept { release(p, [=] { tc_delete_sized_aligned(p, n, a); }); }
-DSTD_EXPORT void operator delete[](void* p, std::size_t n, std::align_val_t a) noexcept { release(p, [=] { tc_deletearray_sized_aligned(p, n, a); }); }
-DSTD_EXPORT void operator delete(void* p, std::align_val_t a, const std::nothrow_t& t) noexcept { release(p, [=, &t] { tc_delete_aligned_nothrow(p, a, t); }); }
-DSTD_EXPORT void operator delete[](void* p, std::align_val_t a, const std::nothrow_t& t) noexcept { release(p, [=, &t] { tc_deletearray_aligned_nothrow(p, a, t); }); }
+DSTD_EXPORT void operator delete(void* p) noexcept { route_free(p, [=] { tc_delete(p); }); }
+DSTD_EXPORT void operator delete[](void* p) noexcept { route_free(p, [=] { tc_deletearray(p); }); }
+DSTD_EXPORT void operator delete(void* p, std::size_t n) noexcept { route_free(p, [=] { tc_delete_sized(p, n); }); }
+DSTD_EXPORT void operator delete[](void* p, std::size_t n) noexcept { route_free(p, [=] { tc_deletearray_sized(p, n); }); }
+DSTD_EXPORT void operator delete(void* p, const std::nothrow_t& t) noexcept { route_free(p, [=, &t] { tc_delete_nothrow(p, t); }); }
+DSTD_EXPORT void operator delete[](void* p, const std::nothrow_t& t) noexcept { route_free(p, [=, &t] { tc_deletearray_nothrow(p, t); }); }
+DSTD_EXPORT void operator delete(void* p, std::align_val_t a) noexcept { route_free(p, [=] { tc_delete_aligned(p, a); }); }
+DSTD_EXPORT void operator delete[](void* p, std::align_val_t a) noexcept { route_free(p, [=] { tc_deletearray_aligned(p, a); }); }
+DSTD_EXPORT void operator delete(void* p, std::size_t n, std::align_val_t a) noexcept { route_free(p, [=] { tc_delete_sized_aligned(p, n, a); }); }
+DSTD_EXPORT void operator delete[](void* p, std::size_t n, std::align_val_t a) noexcept { route_free(p, [=] { tc_deletearray_sized_aligned(p, n, a); }); }
+DSTD_EXPORT void operator delete(void* p, std::align_val_t a, const std::nothrow_t& t) noexcept { route_free(p, [=, &t] { tc_delete_aligned_nothrow(p, a, t); }); }
+DSTD_EXPORT void operator delete[](void* p, std::align_val_t a, const std::nothrow_t& t) noexcept { route_free(p, [=, &t] { tc_deletearray_aligned_nothrow(p, a, t); }); }
 // clang-format on

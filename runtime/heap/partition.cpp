@@ -32,7 +32,7 @@ std::uint64_t stack_used = 0;  // bytes carved from the top so far
 free_stack* free_stacks = nullptr;
 
 std::uint64_t heap_limit(const address_space& s) {
-  return s.partition_bytes - s.partition_bytes / layout::stack_area_divisor;
+  return layout::group_area_begin(s.partition_bytes);
 }
 
 // Whether `span` could have come from allocate_stack on this node: whole

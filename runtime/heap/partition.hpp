@@ -1,7 +1,9 @@
-// The two allocators of the home partition:
+// Two of the three allocators of the home partition:
 //
-//   [ heap: partition_allocate, bump upwards ... | stack area: stacks, downwards ]
-//   base                                            top - P/8                 top
+//   [ heap: partition_allocate, bump upwards ... | group area | stack area: stacks, downwards ]
+//   base                                      top - P/4    top - P/8                     top
+//
+// (The group area, for tbox pointees, is group_heap.hpp's.)
 //
 // partition_allocate() is where the global allocator (tcmalloc, through its
 // SysAllocator hook) gets its spans; it never frees, as tcmalloc keeps and

@@ -10,6 +10,7 @@
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/address_space.hpp"
+#include "runtime/heap/free_routing.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/typed_handler.hpp"
 
@@ -74,7 +75,7 @@ void on_remote_free(message& m) {
   }
   void* blocks[batch_capacity];
   std::memcpy(blocks, m.payload().data(), n * sizeof(void*));
-  for (std::size_t i = 0; i < n; ++i) tc_free(blocks[i]);
+  for (std::size_t i = 0; i < n; ++i) route_free(blocks[i], [p = blocks[i]] { tc_free(p); });
   received.fetch_add(n, std::memory_order_relaxed);
 }
 

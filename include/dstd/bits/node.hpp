@@ -25,6 +25,8 @@ node_id home_of(const void* p) noexcept;
 struct node_stats {
   std::uint64_t read_faults;            // faults on pages not cached here
   std::uint64_t write_faults;           // first writes to cached pages (twins made)
+  std::uint64_t fetches;                // reads from homes: one per fault, or per batch
+                                        // (a tbox group, an ownership transfer's pages)
   std::uint64_t pages_fetched;          // pages read from their homes
   std::uint64_t bytes_fetched;
   std::uint64_t diff_bytes_sent;        // changed bytes sent home at releases
