@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <dstd/atomic>
+#include <dstd/channel>
 #include <dstd/dstd.hpp>
 #include <dstd/memory>
 #include <dstd/thread>
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "tests/memory/counted.hpp"
 
@@ -230,6 +232,51 @@ TEST(TboxAcrossNodes, MovedIntoAnObjectHomedElsewhereThePointeeFollows) {
   back.reset();
   EXPECT_EQ(live_payloads.load(), before);
   delete far;
+}
+
+// Stress: threads on every node build chains of tboxes and send them
+// through channels to threads on other nodes. Each chain arrives whole, its
+// elements moved into the receiver's node, and every element is destroyed
+// exactly once (the live count returns to where it was).
+TEST(TboxAcrossNodes, ChainsSentAroundTheNodesArriveWholeAndAreDestroyedOnce) {
+  constexpr unsigned nodes_used = 4, chains = 40, length = 6;
+  const int before = live_payloads.load();
+  dstd::channel<dstd::tbox<payload>> inbox[nodes_used];
+  dstd::atomic<int> bad{0};
+  std::vector<dstd::thread> threads;
+  for (unsigned n = 0; n < nodes_used; ++n) {
+    const dstd::node_id here = n % dstd::node_count();
+    threads.push_back(dstd::spawn_on(here, [&inbox, n] {
+      dstd::channel<dstd::tbox<payload>>& to = inbox[(n + 1) % nodes_used];
+      for (unsigned c = 0; c < chains; ++c) {
+        const int first = static_cast<int>((n * chains + c) * 100);
+        dstd::tbox<payload> chain;
+        for (unsigned i = length; i-- > 0;) {
+          auto e = dstd::make_tbox<payload>(first + static_cast<int>(i));
+          e->next = std::move(chain);
+          chain = std::move(e);
+        }
+        to.send(std::move(chain));
+      }
+    }));
+    threads.push_back(dstd::spawn_on(here, [&inbox, &bad, n] {
+      const unsigned from = (n + nodes_used - 1) % nodes_used;
+      for (unsigned c = 0; c < chains; ++c) {
+        dstd::tbox<payload> chain = *inbox[n].recv();
+        const int first = static_cast<int>((from * chains + c) * 100);
+        unsigned i = 0;
+        for (const payload* p = chain.get(); p != nullptr; p = p->next.get(), ++i) {
+          if (p->value != first + static_cast<int>(i) || dstd::home_of(p) != dstd::this_node()) {
+            bad.fetch_add(1);
+          }
+        }
+        if (i != length) bad.fetch_add(1);
+      }
+    }));
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(live_payloads.load(), before);
 }
 
 }  // namespace
