@@ -32,7 +32,7 @@ void receive_hint(const unique_ptr<T, D>& p) noexcept {
 
 template <class T>
 void receive_hint(const tbox<T>& p) noexcept {
-  receive_hint(static_cast<const unique_ptr<T>&>(p));
+  detail::receive_hint(static_cast<const unique_ptr<T>&>(p));
 }
 
 }  // namespace dstd::detail
