@@ -46,7 +46,9 @@ void* tbox_room_beside(const void* owner, const void* pointee, std::size_t bytes
   const rt::location to = rt::locate(owner);
   if (to.home == rt::locate(pointee).home) return nullptr;
   if (to.here) return room_here(bytes, align);
-  return rt::call(*rt::current_transport(), to.home, room_at_home, room_request{bytes, align});
+  rt::transport* t = rt::current_transport();
+  if (t == nullptr) return nullptr;  // the run is over: the pointee stays
+  return rt::call(*t, to.home, room_at_home, room_request{bytes, align});
 }
 
 }  // namespace dstd::detail
