@@ -3,6 +3,7 @@
 // the main fiber; other nodes run checks through run_on().
 #include <gtest/gtest.h>
 
+#include <dstd/memory>
 #include <dstd/sync>
 #include <dstd/thread>
 #include <malloc.h>
@@ -379,6 +380,25 @@ TEST(Fork, AChildsAllocationsNeverReachTheParentsMemory) {
   for (long v : mine) intact = intact && v == 7;
   EXPECT_TRUE(intact) << "the child's writes reached the parent's heap";
   EXPECT_EQ(initialized_global, 42) << "the child's writes reached the parent's globals";
+}
+
+// tbox pointees live in the partition's group area: a child sees them as
+// they were and its writes (and new tboxes) stay its own.
+TEST(Fork, AChildSeesTboxPointeesAndNeverWritesTheParents) {
+  auto box = dstd::make_tbox<long>(7);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (*box != 7) _exit(3);
+    *box = -1;
+    for (int i = 0; i < 10000; ++i) *dstd::make_tbox<long>(-1) = -2;
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: the child did not see the tbox's value";
+  EXPECT_EQ(*box, 7) << "the child's write reached the parent's tbox";
 }
 
 }  // namespace

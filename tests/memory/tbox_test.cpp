@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <malloc.h>
 #include <dstd/atomic>
 #include <dstd/channel>
 #include <dstd/dstd.hpp>
@@ -94,6 +96,15 @@ TEST(Tbox, ConstructorThatThrowsLeaksNothingAndPropagates) {
   EXPECT_THROW(dstd::make_tbox<throws>(), int);
   // The room was returned: the next object takes memory as usual.
   EXPECT_EQ(*dstd::make_tbox<int>(3), 3);
+}
+
+// A pointee has no malloc size: realloc and malloc_usable_size of one end
+// the program with a message that says why, not a wrong size.
+TEST(TboxDeathTest, ReallocOrUsableSizeOfAPointeeIsAClearError) {
+  auto b = dstd::make_tbox<long>(1);
+  void* volatile pointee = b.get();  // as a C library would get it, unseen by the compiler
+  EXPECT_DEATH(std::free(std::realloc(pointee, 64)), "realloc of 0x[0-9a-f]+, a dstd::tbox pointee");
+  EXPECT_DEATH((void)malloc_usable_size(pointee), "malloc_usable_size of .*, a dstd::tbox pointee");
 }
 
 // --- Groups: DRust's Listing 3, a list built on node 0 and summed elsewhere
