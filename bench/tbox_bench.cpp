@@ -1,5 +1,7 @@
 // What tbox groups and ownership hints buy across nodes.
 //
+//  0. Dereference: a sum through 100,000 tbox<long> against as many
+//     std::unique_ptr<long>, on node 0 (no remote memory).
 //  1. DRust's list sum: a list of N elements built on node 0, summed by a
 //     fresh thread on node 1 (whose start drops its cached pages, so every
 //     run fetches the list again): dstd::tbox against std::unique_ptr, and
@@ -36,6 +38,39 @@ double median(std::vector<double> v) {
 }
 
 bool failed = false;
+
+// --- 0. dereference ---------------------------------------------------------
+
+// Sums through K owners of one long each, on node 0 (all local): the cost
+// of a dereference, tbox against std::unique_ptr. Median ns per element.
+template <class Owner, class Make>
+double deref_ns(int k, int runs, Make make) {
+  std::vector<Owner> owners;
+  for (int i = 0; i < k; ++i) owners.push_back(make(i));
+  std::vector<double> t;
+  long sum = 0;
+  for (int r = 0; r < runs * 4; ++r) {
+    const auto t0 = clock_type::now();
+    for (const Owner& o : owners) sum += *o;
+    const auto t1 = clock_type::now();
+    t.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / k);
+  }
+  if (sum != long(runs) * 4 * (long(k) * (k - 1) / 2)) failed = true;
+  return median(t);
+}
+
+void dereference(int runs) {
+  constexpr int k = 100000;
+  std::vector<double> tb, up;
+  for (int r = 0; r < runs; ++r) {
+    tb.push_back(deref_ns<dstd::tbox<long>>(k, runs, [](int i) { return dstd::make_tbox<long>(i); }));
+    up.push_back(deref_ns<std::unique_ptr<long>>(k, runs, [](int i) { return std::make_unique<long>(i); }));
+  }
+  std::printf("dereference on one node: sum through %d owners (median ns per element)\n", k);
+  std::printf("| %-24s | %9s |\n|--------------------------|-----------|\n", "owner", "ns");
+  std::printf("| %-24s | %9.2f |\n| %-24s | %9.2f |\n\n", "dstd::tbox<long>", median(tb),
+              "std::unique_ptr<long>", median(up));
+}
 
 // --- 1. the list -----------------------------------------------------------
 
@@ -196,6 +231,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: dstdrun -n 2 tbox_bench [N > 0 [M >= 4 [R > 0]]]\n");
     return 2;
   }
+  dereference(runs);
   list_sum(n, runs);
   hints(m, runs);
   if (failed) {
