@@ -466,6 +466,13 @@ void prefetch(const void* p, std::size_t len) noexcept {
   end = (end + page - 1) & ~(page - 1);
   if (const std::uintptr_t g = space->group_begin(begin)) begin = g;
   if (const std::uintptr_t g = space->group_begin(end - 1)) end = g + layout::group_bytes;
+  // A pointee is one allocation, in one partition: this node's memory at
+  // both ends is this node's throughout (a transfer between two threads of
+  // one node costs two checks).
+  if (locate(reinterpret_cast<const void*>(begin)).here &&
+      locate(reinterpret_cast<const void*>(end - 1)).here) {
+    return;
+  }
   // Page locks are held across the read: block, never park (waiting.hpp).
   waiting::no_park_scope holding_page_locks;
   std::uint64_t pages[max_prefetch_bytes / page + 2 * group_pages];
