@@ -16,7 +16,7 @@
 //   DSTD_LAUNCH_FD        write end of the status pipe (see below)
 //   DSTD_SHM_CONTROL_FD   shm transport: control segment (rings, join slots)
 //   DSTD_SHM_HEAP_FD      shm transport: memfd backing every partition
-//   DSTD_STATS            if set, each node prints its counters at exit
+//   DSTD_STATS            "1": each node prints its counters at exit
 // (DSTD_SHM_DELAY_US, shm's delayed mode, is the user's: dstdrun passes it
 // through like any other variable.)
 //

@@ -15,7 +15,7 @@
 
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/chaos.hpp"
-#include "runtime/common/env.hpp"
+#include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/common/launch_contract.hpp"
@@ -77,6 +77,9 @@ void refuse_static_runtime_on_many_nodes(const node_env& env) {
 }
 
 void boot() {
+  // Every setting is checked now, on every node, before anyone joins: a bad
+  // value ends the run at its start, not when first used.
+  current_settings();
   register_runtime_handlers();
   chaos::configure_from_env();
   const node_env& env = current_node_env();
@@ -123,7 +126,7 @@ void on_shutdown(message& m) {
 // waits for the end of the program.
 // DSTD_STATS (dstdrun --stats): one line of counters per node at the end.
 void print_stats_if_asked() {
-  if (env::text(launch::env_stats) == nullptr) return;
+  if (!current_settings().stats) return;
   print_stats_line(current_node_env().self);
 }
 
