@@ -24,6 +24,7 @@
 #include "runtime/control/node_counters.hpp"
 #include "runtime/control/node_env.hpp"
 #include "runtime/control/placement.hpp"
+#include "runtime/control/run_exit.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/heap/static_region.hpp"
@@ -166,7 +167,8 @@ int node_main(int argc, char** argv, char** envp) {
   boot();
   if (current_node_env().self != 0) serve_until_shutdown();
   std::atexit(end_run);
-  return run_main_on_fiber(application_main, argc, argv, envp);
+  std::at_quick_exit(end_run);
+  exit_run(run_main_on_fiber(application_main, argc, argv, envp));
 }
 
 }  // namespace
