@@ -25,6 +25,7 @@
 #include "dstd/thread/thread_start.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/control/forwarded_output.hpp"
 #include "runtime/control/placement.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/sched/remote_wake.hpp"
@@ -89,6 +90,7 @@ void run_thread(void* arg) {
   } catch (...) {
     uncaught_exception_in(s);
   }
+  rt::flush_before_join();  // its output comes before the joiner's
   rt::coherence::release();
   mark_finished(s);
   rt::placement::thread_finished(this_node());

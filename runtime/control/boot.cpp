@@ -20,6 +20,7 @@
 #include "runtime/common/futex.hpp"
 #include "runtime/common/launch_contract.hpp"
 #include "runtime/control/fork_guard.hpp"
+#include "runtime/control/forwarded_output.hpp"
 #include "runtime/control/identity.hpp"
 #include "runtime/control/node_counters.hpp"
 #include "runtime/control/node_env.hpp"
@@ -81,6 +82,7 @@ void boot() {
   // Every setting is checked now, on every node, before anyone joins: a bad
   // value ends the run at its start, not when first used.
   current_settings();
+  set_up_forwarded_output();
   register_runtime_handlers();
   chaos::configure_from_env();
   const node_env& env = current_node_env();

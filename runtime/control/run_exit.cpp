@@ -12,6 +12,7 @@
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/control/boot.hpp"
+#include "runtime/control/forwarded_output.hpp"
 #include "runtime/control/node_env.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/typed_handler.hpp"
@@ -66,8 +67,10 @@ std::atomic<pid_t> exiting_thread{0};
     fatal("%s() was called from a message handler; the run cannot end from there",
           kind == how::exit ? "exit" : "quick_exit");
   }
-  // What this node's threads wrote comes before what node 0's handlers write.
+  // What this node's threads wrote comes before what node 0's handlers
+  // write; its other streams are flushed as exit would.
   std::fflush(nullptr);
+  flush_before_join();
   send(t, 0, exit_call, exit_request{status, kind});
   wait_for_the_end();
 }

@@ -87,6 +87,7 @@ int launch(const launch_options& opt) {
   config.program = opt.program;
   config.timeout_s = opt.timeout_s;
   config.join_timeout_s = opt.join_timeout_s;
+  config.tag_output = opt.tag_output;
   supervisor sup(config, signals, status);
 
   node_launch how;
@@ -101,12 +102,13 @@ int launch(const launch_options& opt) {
   how.control_fd = segments.control_fd;
   how.heap_fd = segments.heap_fd;
   how.devnull_fd = devnull;
+  how.output_to_tty = isatty(STDOUT_FILENO) == 1;
   how.launcher_pid = getpid();
 
   for (unsigned id = 0; id < opt.nodes; ++id) {
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
-    if (opt.tag_output && (!make_pipe(out) || !make_pipe(err))) {
+    if (!make_pipe(out) || !make_pipe(err)) {
       const int e = errno;
       close_fd(out[0]);
       close_fd(out[1]);

@@ -24,6 +24,7 @@ inline run_result dstdrun(std::initializer_list<std::string> args, const run_opt
 
 inline std::string node_fault() { return NODE_FAULT_PATH; }
 inline std::string not_dstd_program() { return NOT_DSTD_PROGRAM_PATH; }
+inline std::string output_program() { return OUTPUT_PROGRAM_PATH; }
 
 // A sh script in a file of its own (named after the test and this process)
 // whose path is returned: a program dstdrun starts without looking for

@@ -1,0 +1,112 @@
+// dstdrun forwards each node's output in whole lines, tagged or not, and a
+// thread's complete lines are out before what its joiner writes after the
+// join (output_program.cpp writes them; docs/DESIGN.md §8).
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "launch_test_util.hpp"
+
+namespace dstd::test {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// "[node K] " in front of a line, when tagged: removed, and K returned.
+std::string untag(const std::string& line, bool tagged, std::string& tag_node) {
+  if (!tagged) return line;
+  static const std::regex tag(R"(^\[node (\d+)\] )");
+  std::smatch m;
+  if (!std::regex_search(line, m, tag)) return line;
+  tag_node = m[1];
+  return line.substr(static_cast<std::size_t>(m.length(0)));
+}
+
+// Every line is one that some node wrote, whole: "node K line I " and then
+// LEN-long filling of the letter that K and I choose; each exactly once.
+void expect_whole_lines(const run_result& r, unsigned nodes, unsigned count, unsigned len,
+                        bool tagged) {
+  static const std::regex head(R"(^node (\d+) line (\d+) )");
+  std::set<std::pair<unsigned, unsigned>> seen;
+  unsigned bad = 0;
+  for (const std::string& tagged_line : lines_of(r.out)) {
+    std::string tag_node;
+    const std::string line = untag(tagged_line, tagged, tag_node);
+    std::smatch m;
+    bool ok = std::regex_search(line, m, head) && line.size() == len;
+    if (ok) {
+      const auto k = static_cast<unsigned>(std::stoul(m[1]));
+      const auto i = static_cast<unsigned>(std::stoul(m[2]));
+      const char fill = static_cast<char>('a' + (k * 7 + i) % 26);
+      ok = line.find_first_not_of(fill, static_cast<std::size_t>(m.length(0))) ==
+               std::string::npos &&
+           seen.insert({k, i}).second && (!tagged || tag_node == m[1].str());
+    }
+    if (!ok && ++bad <= 3) ADD_FAILURE() << "not a whole line: " << line.substr(0, 120) << "...";
+  }
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(nodes) * count);
+}
+
+TEST(DstdrunOutput, LinesOfDifferentNodesNeverInterleave) {
+  for (const char* nodes : {"2", "4"}) {
+    const run_result r = dstdrun({"-n", nodes, "--timeout", "60", output_program(), "lines",
+                                  "300", "5000"});
+    ASSERT_EQ(r.exit_code, 0) << describe(r).substr(0, 2000);
+    expect_whole_lines(r, static_cast<unsigned>(std::stoul(nodes)), 300, 5000, false);
+  }
+}
+
+TEST(DstdrunOutput, TaggedLinesOfDifferentNodesNeverInterleave) {
+  const run_result r = dstdrun({"-n", "4", "--tag-output", "--timeout", "60", output_program(),
+                                "lines", "300", "5000"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r).substr(0, 2000);
+  expect_whole_lines(r, 4, 300, 5000, true);
+}
+
+// Each "main after round R node K" comes after all 20 lines of that thread.
+void expect_thread_lines_before_join(const run_result& r, unsigned nodes, unsigned rounds,
+                                     bool tagged) {
+  static const std::regex thread_line(R"(^round (\d+) node (\d+) line \d+$)");
+  static const std::regex after_join(R"(^main after round (\d+) node (\d+)$)");
+  std::map<std::pair<std::string, std::string>, unsigned> printed;
+  unsigned joins = 0;
+  for (const std::string& tagged_line : lines_of(r.out)) {
+    std::string tag_node;
+    const std::string line = untag(tagged_line, tagged, tag_node);
+    std::smatch m;
+    if (std::regex_match(line, m, thread_line)) {
+      ++printed[{m[1], m[2]}];
+    } else if (std::regex_match(line, m, after_join)) {
+      ++joins;
+      EXPECT_EQ((printed[{m[1], m[2]}]), 20u) << "before \"" << line << "\"";
+    } else {
+      ADD_FAILURE() << "unexpected line: " << line;
+    }
+  }
+  EXPECT_EQ(joins, nodes * rounds);
+}
+
+TEST(DstdrunOutput, ThreadLinesComeBeforeWhatItsJoinerWritesAfterTheJoin) {
+  for (const char* nodes : {"2", "4"}) {
+    const run_result r =
+        dstdrun({"-n", nodes, "--timeout", "60", output_program(), "order", "20"});
+    ASSERT_EQ(r.exit_code, 0) << describe(r);
+    expect_thread_lines_before_join(r, static_cast<unsigned>(std::stoul(nodes)), 20, false);
+  }
+  const run_result r =
+      dstdrun({"-n", "3", "--tag-output", "--timeout", "60", output_program(), "order", "20"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  expect_thread_lines_before_join(r, 3, 20, true);
+}
+
+}  // namespace
+}  // namespace dstd::test
