@@ -10,7 +10,10 @@
 //
 // Coherence: the creator releases before a thread starts on another node,
 // which acquires before running; a thread releases when it ends, before
-// marking itself finished; join acquires after seeing the mark.
+// marking itself finished; join acquires after seeing the mark. Output
+// follows the same edges (runtime/control/forwarded_output.hpp): the
+// creator's stdout and stderr are out before a thread starts on another
+// node, a thread's before it is marked finished.
 #include <cxxabi.h>
 
 #include <cerrno>
@@ -90,7 +93,7 @@ void run_thread(void* arg) {
   } catch (...) {
     uncaught_exception_in(s);
   }
-  rt::flush_before_join();  // its output comes before the joiner's
+  rt::flush_forwarded_output();  // its output comes before the joiner's
   rt::coherence::release();
   mark_finished(s);
   rt::placement::thread_finished(this_node());
@@ -127,6 +130,7 @@ thread_state* start_thread(thread_body* body, node_id where, std::uint64_t& id) 
   if (where == this_node()) {
     rt::sched::spawn(run_thread, s);
   } else {
+    rt::flush_forwarded_output();  // what this node wrote comes before the thread's output
     rt::coherence::release();
     rt::send(*rt::current_transport(), where, run_here, s);
   }

@@ -43,7 +43,7 @@ void set_up_forwarded_output() {
   forwarded[1] = keep_if_pipe(STDERR_FILENO);
 }
 
-void flush_before_join() {
+void flush_forwarded_output() {
   std::fflush(stdout);
   std::fflush(stderr);
   for (int fd : forwarded) {

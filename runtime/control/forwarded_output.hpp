@@ -5,13 +5,15 @@
 // cannot order each other's lines by themselves: what a thread on node 2
 // printed before it ended could reach the terminal after what main on node
 // 0 prints once it has joined that thread, or could sit in node 2's stdio
-// buffer until the run ends. So a dstd thread ends with
-// flush_before_join(): the node's stdout and stderr buffers are flushed and
-// the thread waits until dstdrun has read everything in the node's pipes.
-// dstdrun writes the complete lines of what it read before it reads any
-// pipe again, so every complete line written before the join is out before
-// anything the joiner writes after it. exit() on another node does the
-// same before asking node 0 to end the run (run_exit.hpp).
+// buffer until the run ends. So where one thread's output must come before
+// another's on another node, flush_forwarded_output() flushes the node's
+// stdout and stderr and waits until dstdrun has read everything in the
+// node's pipes; dstdrun writes the complete lines of what it read before it
+// reads any pipe again, so those lines are out before anything written
+// after the wait. A dstd thread does it as it ends (before join can see it
+// finished), a thread starting a thread on another node before it sends
+// the start, and exit() on another node before it asks node 0 to end the
+// run (run_exit.hpp).
 //
 // The node also gives stdout the buffering it would have writing where
 // dstdrun writes: line-buffered when that is a terminal.
@@ -26,7 +28,7 @@ void set_up_forwarded_output();
 
 // Flushes stdout and stderr and, when dstdrun forwards them, waits until it
 // has read every byte this node wrote to them. Cheap when nothing is
-// waiting: two ioctls.
-void flush_before_join();
+// waiting: two fflush and two ioctls.
+void flush_forwarded_output();
 
 }  // namespace dstd::rt

@@ -70,7 +70,7 @@ std::atomic<pid_t> exiting_thread{0};
   // What this node's threads wrote comes before what node 0's handlers
   // write; its other streams are flushed as exit would.
   std::fflush(nullptr);
-  flush_before_join();
+  flush_forwarded_output();
   send(t, 0, exit_call, exit_request{status, kind});
   wait_for_the_end();
 }
