@@ -13,7 +13,7 @@
 // marking itself finished; join acquires after seeing the mark. Output
 // follows the same edges (runtime/control/forwarded_output.hpp): the
 // creator's stdout and stderr are out before a thread starts on another
-// node, a thread's before it is marked finished.
+// node, and such a thread's before it is marked finished.
 #include <cxxabi.h>
 
 #include <cerrno>
@@ -86,14 +86,17 @@ void mark_finished(thread_state* s) {
 // The fiber entry of every dstd thread.
 void run_thread(void* arg) {
   auto* s = static_cast<thread_state*>(arg);
-  if (!rt::locate(s).here) rt::coherence::acquire();
+  const bool started_elsewhere = !rt::locate(s).here;  // s is on its creator's node
+  if (started_elsewhere) rt::coherence::acquire();
   set_current_thread_id(s->id);
   try {
     s->body->run_and_destroy(s->body);
   } catch (...) {
     uncaught_exception_in(s);
   }
-  rt::flush_forwarded_output();  // its output comes before the joiner's
+  // Its output comes before what the creator's node writes after joining
+  // it; on the creator's node the stdio buffers and pipes are the same.
+  if (started_elsewhere) rt::flush_forwarded_output();
   rt::coherence::release();
   mark_finished(s);
   rt::placement::thread_finished(this_node());
