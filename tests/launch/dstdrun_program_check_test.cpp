@@ -27,6 +27,7 @@ TEST(DstdrunProgramCheck, ProgramWithoutLibdstdIsRefusedBeforeAnyCopyRuns) {
   EXPECT_TRUE(contains(r.err, "-ldstd")) << describe(r);
   EXPECT_TRUE(contains(r.err, "target_link_libraries(app PRIVATE dstd::dstd)")) << describe(r);
   EXPECT_FALSE(file_exists(trace)) << "the program ran\n" << describe(r);
+  std::remove(trace.c_str());
 }
 
 TEST(DstdrunProgramCheck, SystemProgramIsRefused) {

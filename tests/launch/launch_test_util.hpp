@@ -26,6 +26,15 @@ inline std::string node_fault() { return NODE_FAULT_PATH; }
 inline std::string not_dstd_program() { return NOT_DSTD_PROGRAM_PATH; }
 inline std::string output_program() { return OUTPUT_PROGRAM_PATH; }
 
+// Files to remove when the test program ends.
+struct temp_files {
+  std::vector<std::string> paths;
+  ~temp_files() {
+    for (const std::string& p : paths) unlink(p.c_str());
+  }
+};
+inline temp_files scripts_written;
+
 // A sh script in a file of its own (named after the test and this process)
 // whose path is returned: a program dstdrun starts without looking for
 // libdstd in it, so a test can stage nodes that speak the launch contract.
@@ -38,6 +47,7 @@ inline std::string sh_script(const std::string& body) {
     std::fclose(f);
   }
   chmod(path.c_str(), 0755);
+  scripts_written.paths.push_back(path);
   return path;
 }
 
