@@ -104,5 +104,18 @@ TEST(DstdrunOutput, StartAndJoinOrderLinesAcrossNodes) {
   EXPECT_EQ(r.out, expected_order(3, 20, true));
 }
 
+// With dstdrun writing to a terminal, a node's stdout is line-buffered as
+// it would be writing there itself: a line is out at once, not when the
+// buffer fills or the thread ends (this thread never ends; the run is
+// stopped by --timeout, which loses whatever is still buffered).
+TEST(DstdrunOutput, NodesLineBufferStdoutWhenDstdrunWritesToATerminal) {
+  if (access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "needs script(1) for a terminal";
+  const std::string command = std::string(DSTDRUN_PATH) + " -n 2 --timeout 3 " +
+                              output_program() + " hang";
+  const run_result r = run_process({"/usr/bin/script", "-qec", command, "/dev/null"});
+  EXPECT_EQ(r.exit_code, 124) << describe(r);
+  EXPECT_TRUE(contains(r.out, "waiting on node 1")) << describe(r);
+}
+
 }  // namespace
 }  // namespace dstd::test

@@ -8,6 +8,9 @@
 //                                (the last one first), which writes 20
 //                                lines "round R node K line I"; main joins it
 //                                and writes "main after round R node K"
+//   output_program hang          a thread on the last node writes
+//                                "waiting on node K" and sleeps for an hour
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,6 +63,13 @@ int main(int argc, char** argv) {
     in_order(static_cast<unsigned>(std::atoi(argv[2])));
     return 0;
   }
-  std::fprintf(stderr, "usage: output_program lines N LEN | order ROUNDS\n");
+  if (argc >= 2 && std::strcmp(argv[1], "hang") == 0) {
+    dstd::spawn_on(dstd::node_count() - 1, [] {
+      std::printf("waiting on node %u\n", dstd::this_node());
+      dstd::this_thread::sleep_for(std::chrono::hours(1));
+    }).join();
+    return 0;
+  }
+  std::fprintf(stderr, "usage: output_program lines N LEN | order ROUNDS | hang\n");
   return 2;
 }
