@@ -3,8 +3,8 @@
 # program: the status of main, or of exit or quick_exit called from any
 # thread on any node, is the run's status, and static destructors and
 # atexit handlers run exactly once, on node 0 (at_quick_exit handlers, and
-# no static destructor, for quick_exit) — at 1 node without dstdrun, and at
-# 2 and 4 nodes.
+# no static destructor, for quick_exit), after the exiting thread's output
+# — at 1 node without dstdrun, and at 2 and 4 nodes.
 # usage: exit_test.sh DSTDRUN EXIT_PROGRAM
 set -uo pipefail
 dstdrun=$1
@@ -34,6 +34,13 @@ check() {  # check LABEL exit|quick_exit EXPECTED_STATUS COMMAND...
     [ "$(count "at_quick_exit handler ran on node 0" "$out")" -eq "$want_quick" ] ||
     problems+=" at_quick_exit handler lines (want $want_quick, on node 0);"
   [ "$(count "the thread came back" "$out")" -eq 0 ] || problems+=" exit returned;"
+  # What the exiting thread printed comes before what the handlers print.
+  local handler_line thread_line
+  handler_line=$(grep -n "exit handler ran" <<<"$out" | head -1 | cut -d: -f1)
+  thread_line=$(grep -n "thread exiting" <<<"$out" | head -1 | cut -d: -f1)
+  if [ -n "$thread_line" ] && { [ -z "$handler_line" ] || [ "$thread_line" -gt "$handler_line" ]; }; then
+    problems+=" the thread's line is not before the handler's;"
+  fi
   [ "$(count "dstdrun:" "$out")" -eq 0 ] || problems+=" dstdrun reported a failure;"
   if [ -n "$problems" ]; then
     echo "FAIL $label:$problems"
