@@ -36,6 +36,21 @@ TEST(DstdrunProgramCheck, SystemProgramIsRefused) {
   EXPECT_TRUE(contains(r.err, "dstdrun: /bin/true is not a dstd program")) << describe(r);
 }
 
+// A program linked with libdstd.a (tests/layering) runs on one node only.
+TEST(DstdrunProgramCheck, StaticLibdstdRunsOnOneNodeOnly) {
+  const std::string program = STATIC_DSTD_PROGRAM_PATH;
+  const run_result two = dstdrun({"-n", "2", "--timeout", "30", program});
+  EXPECT_EQ(two.exit_code, 2) << describe(two);
+  EXPECT_TRUE(contains(two.err, "dstdrun: " + program +
+                                    " links libdstd statically (libdstd.a), which runs on one "
+                                    "node only; to run it on 2 nodes, link it with -ldstd"))
+      << describe(two);
+  EXPECT_FALSE(contains(two.out, "PASSED")) << "it ran\n" << describe(two);
+  const run_result one = dstdrun({"-n", "1", "--timeout", "30", program});
+  EXPECT_EQ(one.exit_code, 0) << describe(one);
+  EXPECT_TRUE(contains(one.out, "PASSED")) << describe(one);
+}
+
 struct bad_setting {
   const char* name;
   std::string assignment;  // NAME=VALUE
