@@ -10,7 +10,10 @@
 //
 // Coherence: the creator releases before a thread starts on another node,
 // which acquires before running; a thread releases when it ends, before
-// marking itself finished; join acquires after seeing the mark.
+// marking itself finished; join acquires after seeing the mark. Output
+// follows the same edges (runtime/control/forwarded_output.hpp): the
+// creator's stdout and stderr are out before a thread starts on another
+// node, and such a thread's before it is marked finished.
 #include <cxxabi.h>
 
 #include <cerrno>
@@ -25,6 +28,7 @@
 #include "dstd/thread/thread_start.hpp"
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/control/forwarded_output.hpp"
 #include "runtime/control/placement.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/sched/remote_wake.hpp"
@@ -82,13 +86,17 @@ void mark_finished(thread_state* s) {
 // The fiber entry of every dstd thread.
 void run_thread(void* arg) {
   auto* s = static_cast<thread_state*>(arg);
-  if (!rt::locate(s).here) rt::coherence::acquire();
+  const bool started_elsewhere = !rt::locate(s).here;  // s is on its creator's node
+  if (started_elsewhere) rt::coherence::acquire();
   set_current_thread_id(s->id);
   try {
     s->body->run_and_destroy(s->body);
   } catch (...) {
     uncaught_exception_in(s);
   }
+  // Its output comes before what the creator's node writes after joining
+  // it; on the creator's node the stdio buffers and pipes are the same.
+  if (started_elsewhere) rt::flush_forwarded_output();
   rt::coherence::release();
   mark_finished(s);
   rt::placement::thread_finished(this_node());
@@ -125,6 +133,7 @@ thread_state* start_thread(thread_body* body, node_id where, std::uint64_t& id) 
   if (where == this_node()) {
     rt::sched::spawn(run_thread, s);
   } else {
+    rt::flush_forwarded_output();  // what this node wrote comes before the thread's output
     rt::coherence::release();
     rt::send(*rt::current_transport(), where, run_here, s);
   }

@@ -4,7 +4,7 @@
 #include <sched.h>
 #include <time.h>
 
-#include "runtime/common/env.hpp"
+#include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 
 namespace dstd::rt::chaos {
@@ -53,8 +53,8 @@ void detail::delay() noexcept {
 }
 
 void configure_from_env() {
-  if (env::text("DSTD_CHAOS") == nullptr) return;
-  seed = env::number("DSTD_CHAOS", 0, UINT64_MAX, 0);
+  if (!current_settings().chaos) return;
+  seed = current_settings().chaos_seed;
   detail::enabled = true;
 }
 

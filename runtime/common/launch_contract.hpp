@@ -16,7 +16,11 @@
 //   DSTD_LAUNCH_FD        write end of the status pipe (see below)
 //   DSTD_SHM_CONTROL_FD   shm transport: control segment (rings, join slots)
 //   DSTD_SHM_HEAP_FD      shm transport: memfd backing every partition
-//   DSTD_STATS            if set, each node prints its counters at exit
+//   DSTD_OUTPUT_TO_TTY    the node's stdout and stderr are pipes dstdrun
+//                         forwards in whole lines; "1" when dstdrun's own
+//                         stdout is a terminal (the node then line-buffers
+//                         stdout, as it would writing to it), else "0"
+//   DSTD_STATS            "1": each node prints its counters at exit
 // (DSTD_SHM_DELAY_US, shm's delayed mode, is the user's: dstdrun passes it
 // through like any other variable.)
 //
@@ -38,6 +42,7 @@ inline constexpr const char* env_join_timeout_ms = "DSTD_JOIN_TIMEOUT_MS";
 inline constexpr const char* env_launch_fd = "DSTD_LAUNCH_FD";
 inline constexpr const char* env_shm_control_fd = "DSTD_SHM_CONTROL_FD";
 inline constexpr const char* env_shm_heap_fd = "DSTD_SHM_HEAP_FD";
+inline constexpr const char* env_output_to_tty = "DSTD_OUTPUT_TO_TTY";
 inline constexpr const char* env_stats = "DSTD_STATS";
 
 inline constexpr char status_joined = 'J';

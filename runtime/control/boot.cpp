@@ -15,15 +15,17 @@
 
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/chaos.hpp"
-#include "runtime/common/env.hpp"
+#include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/common/launch_contract.hpp"
 #include "runtime/control/fork_guard.hpp"
+#include "runtime/control/forwarded_output.hpp"
 #include "runtime/control/identity.hpp"
 #include "runtime/control/node_counters.hpp"
 #include "runtime/control/node_env.hpp"
 #include "runtime/control/placement.hpp"
+#include "runtime/control/run_exit.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/heap/static_region.hpp"
@@ -77,6 +79,10 @@ void refuse_static_runtime_on_many_nodes(const node_env& env) {
 }
 
 void boot() {
+  // Every setting is checked now, on every node, before anyone joins: a bad
+  // value ends the run at its start, not when first used.
+  current_settings();
+  set_up_forwarded_output();
   register_runtime_handlers();
   chaos::configure_from_env();
   const node_env& env = current_node_env();
@@ -123,7 +129,7 @@ void on_shutdown(message& m) {
 // waits for the end of the program.
 // DSTD_STATS (dstdrun --stats): one line of counters per node at the end.
 void print_stats_if_asked() {
-  if (env::text(launch::env_stats) == nullptr) return;
+  if (!current_settings().stats) return;
   print_stats_line(current_node_env().self);
 }
 
@@ -163,7 +169,8 @@ int node_main(int argc, char** argv, char** envp) {
   boot();
   if (current_node_env().self != 0) serve_until_shutdown();
   std::atexit(end_run);
-  return run_main_on_fiber(application_main, argc, argv, envp);
+  std::at_quick_exit(end_run);
+  exit_run(run_main_on_fiber(application_main, argc, argv, envp));
 }
 
 }  // namespace

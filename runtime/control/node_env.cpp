@@ -19,6 +19,8 @@ node_env parse() {
   env.join_timeout_ms =
       static_cast<unsigned>(env::required_number(launch::env_join_timeout_ms, 1, 3600000));
   env.launch_fd = static_cast<int>(env::required_number(launch::env_launch_fd, 0, 1 << 20));
+  env.output_forwarded = true;
+  env.output_to_tty = env::required_number(launch::env_output_to_tty, 0, 1) == 1;
   return env;
 }
 

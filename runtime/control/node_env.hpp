@@ -2,7 +2,7 @@
 // launch (its id, the node count, the partition size, parsed by the
 // transport layer: runtime/transport/launch_info.hpp) and control's own
 // settings from dstdrun (runtime/common/launch_contract.hpp): the join
-// timeout and the status pipe. A program started without dstdrun is node 0
+// timeout, the status pipe and how output is forwarded. A program started without dstdrun is node 0
 // of 1.
 #pragma once
 
@@ -21,6 +21,8 @@ struct node_env {
   // Control's own.
   unsigned join_timeout_ms = 30000;
   int launch_fd = -1;  // status pipe to dstdrun
+  bool output_forwarded = false;  // stdout/stderr are dstdrun's line pipes
+  bool output_to_tty = false;     // ... which it writes to a terminal
 };
 
 // Parsed once, on first use (safe from static constructors). A malformed

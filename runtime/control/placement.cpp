@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runtime/common/env.hpp"
+#include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
 #include "runtime/heap/address_space.hpp"
@@ -38,8 +38,7 @@ cluster& state() {
 }
 
 policy policy_from_env() {
-  return env::choice("DSTD_PLACEMENT", {"spread", "local"}, 0) == 0 ? policy::spread
-                                                                    : policy::local;
+  return current_settings().place_local ? policy::local : policy::spread;
 }
 
 }  // namespace

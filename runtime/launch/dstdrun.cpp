@@ -15,6 +15,7 @@
 
 #include "runtime/common/launch_contract.hpp"
 #include "runtime/launch/diag.hpp"
+#include "runtime/launch/dstd_linkage.hpp"
 #include "runtime/launch/fd_io.hpp"
 #include "runtime/launch/launch_signals.hpp"
 #include "runtime/launch/node_process.hpp"
@@ -31,6 +32,29 @@ using namespace dstd::launch;
 bool make_pipe(int (&p)[2]) {
   if (pipe2(p, O_CLOEXEC) != 0) return false;
   set_nonblocking(p[0]);
+  return true;
+}
+
+// A program that does not link libdstd would run N times, each copy on its
+// own: refuse it before any copy starts, and say how to fix the build.
+bool is_runnable_dstd_program(const launch_options& opt) {
+  static constexpr const char* how_to_link =
+      "link it with -ldstd (CMake: target_link_libraries(app PRIVATE dstd::dstd))";
+  switch (find_dstd_linkage(opt.program_path)) {
+    case dstd_linkage::shared:
+    case dstd_linkage::unknown: return true;
+    case dstd_linkage::none:
+      say("%s is not a dstd program: it does not link libdstd (no libdstd.so among the "
+          "libraries it needs); %s",
+          opt.program.c_str(), how_to_link);
+      return false;
+    case dstd_linkage::static_lib:
+      if (opt.nodes == 1) return true;
+      say("%s links libdstd statically (libdstd.a), which runs on one node only; to run it on "
+          "%u nodes, %s",
+          opt.program.c_str(), opt.nodes, how_to_link);
+      return false;
+  }
   return true;
 }
 
@@ -63,6 +87,7 @@ int launch(const launch_options& opt) {
   config.program = opt.program;
   config.timeout_s = opt.timeout_s;
   config.join_timeout_s = opt.join_timeout_s;
+  config.tag_output = opt.tag_output;
   supervisor sup(config, signals, status);
 
   node_launch how;
@@ -77,12 +102,13 @@ int launch(const launch_options& opt) {
   how.control_fd = segments.control_fd;
   how.heap_fd = segments.heap_fd;
   how.devnull_fd = devnull;
+  how.output_to_tty = isatty(STDOUT_FILENO) == 1;
   how.launcher_pid = getpid();
 
   for (unsigned id = 0; id < opt.nodes; ++id) {
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
-    if (opt.tag_output && (!make_pipe(out) || !make_pipe(err))) {
+    if (!make_pipe(out) || !make_pipe(err)) {
       const int e = errno;
       close_fd(out[0]);
       close_fd(out[1]);
@@ -121,6 +147,7 @@ int main(int argc, char** argv) {
     case parse_outcome::exit_usage: return exit_usage_status;
     case parse_outcome::run: break;
   }
+  if (!is_runnable_dstd_program(opt)) return exit_usage_status;
   if (opt.stats) setenv(dstd::launch::env_stats, "1", 1);  // the nodes inherit it
   return launch(opt);
 }

@@ -29,6 +29,7 @@ struct node_launch {
   int control_fd = -1;       // shm control segment
   int heap_fd = -1;          // shm heap segment
   int devnull_fd = -1;       // stdin of nodes other than 0
+  bool output_to_tty = false;  // dstdrun's stdout is a terminal
   pid_t launcher_pid = 0;
 };
 

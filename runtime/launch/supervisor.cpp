@@ -51,8 +51,9 @@ void supervisor::add_node(pid_t pid, int out_fd, int err_fd) {
   n.pid = pid;
   n.out_fd = out_fd;
   n.err_fd = err_fd;
-  if (out_fd >= 0) n.out_tag = std::make_unique<output_tagger>(id, 1);
-  if (err_fd >= 0) n.err_tag = std::make_unique<output_tagger>(id, 2);
+  const std::string prefix = config_.tag_output ? "[node " + std::to_string(id) + "] " : "";
+  n.out_lines = std::make_unique<line_forwarder>(prefix, 1);
+  n.err_lines = std::make_unique<line_forwarder>(prefix, 2);
   ++alive_;
 }
 
@@ -289,17 +290,17 @@ void supervisor::kill_remaining(int sig) {
     if (!n.reaped) kill(n.pid, sig);
 }
 
-bool supervisor::read_output(int& fd, output_tagger& tag) {
+bool supervisor::read_output(int& fd, line_forwarder& lines) {
   char buf[64 * 1024];
   for (;;) {
     const ssize_t got = read(fd, buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
     if (got > 0) {
-      tag.feed(buf, static_cast<std::size_t>(got));
+      lines.feed(buf, static_cast<std::size_t>(got));
       return true;
     }
     if (got < 0 && errno == EAGAIN) return false;
-    tag.flush();  // EOF (or an error): the stream is over
+    lines.flush();  // EOF (or an error): the stream is over
     close(fd);
     fd = -1;
     return false;
@@ -311,17 +312,17 @@ void supervisor::drain_output(std::size_t budget) {
   // process it started) writes without pause.
   for (node& n : nodes_) {
     for (std::size_t k = 0; k < budget / (64 * 1024) + 1 && n.out_fd >= 0; ++k)
-      if (!read_output(n.out_fd, *n.out_tag)) break;
+      if (!read_output(n.out_fd, *n.out_lines)) break;
     for (std::size_t k = 0; k < budget / (64 * 1024) + 1 && n.err_fd >= 0; ++k)
-      if (!read_output(n.err_fd, *n.err_tag)) break;
+      if (!read_output(n.err_fd, *n.err_lines)) break;
   }
 }
 
 void supervisor::finish_output() {
   drain_output(1 << 20);
   for (node& n : nodes_) {
-    if (n.out_tag) n.out_tag->flush();
-    if (n.err_tag) n.err_tag->flush();
+    n.out_lines->flush();
+    n.err_lines->flush();
     if (n.out_fd >= 0) close(n.out_fd);
     if (n.err_fd >= 0) close(n.err_fd);
     n.out_fd = n.err_fd = -1;

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "runtime/launch/launch_signals.hpp"
-#include "runtime/launch/output_tagger.hpp"
+#include "runtime/launch/line_forwarder.hpp"
 #include "runtime/launch/status_reader.hpp"
 
 namespace dstd::launch {
@@ -32,6 +32,7 @@ struct supervisor_config {
   std::string program;  // for messages
   double timeout_s = 0;  // 0: none
   double join_timeout_s = 30;
+  bool tag_output = false;  // "[node k] " in front of every line
 };
 
 inline constexpr int exit_timeout_status = 124;
@@ -41,7 +42,7 @@ class supervisor {
   supervisor(const supervisor_config& config, launch_signals& signals, status_reader& status);
 
   // Registers the next node (ids count up from 0). `out_fd`/`err_fd` are
-  // non-blocking read ends of its output pipes, or -1 when not tagging.
+  // non-blocking read ends of its output pipes.
   void add_node(pid_t pid, int out_fd, int err_fd);
 
   // Starting node `id` failed: report it and stop the nodes started so far.
@@ -62,8 +63,8 @@ class supervisor {
     bool reaped = false;
     int out_fd = -1;
     int err_fd = -1;
-    std::unique_ptr<output_tagger> out_tag;
-    std::unique_ptr<output_tagger> err_tag;
+    std::unique_ptr<line_forwarder> out_lines;
+    std::unique_ptr<line_forwarder> err_lines;
   };
 
   void check_deadlines(clock::time_point now);
@@ -77,8 +78,8 @@ class supervisor {
   void begin_stop();
   void kill_remaining(int sig);
 
-  // Output forwarding (--tag-output).
-  bool read_output(int& fd, output_tagger& tag);  // one read; false at EOF
+  // Output forwarding, in whole lines.
+  bool read_output(int& fd, line_forwarder& lines);  // one read; false at EOF
   void drain_output(std::size_t budget);
   void finish_output();
 

@@ -16,7 +16,7 @@
 
 #include "runtime/common/backoff.hpp"
 #include "runtime/common/chaos.hpp"
-#include "runtime/common/env.hpp"
+#include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/sched/partition_stack.hpp"
@@ -279,8 +279,7 @@ void park_thread(fiber* w, clock::time_point deadline, bool timed) {
 }  // namespace
 
 unsigned configured_workers() {
-  return static_cast<unsigned>(
-      env::number("DSTD_WORKERS", 1, 4096, std::max(1u, std::thread::hardware_concurrency())));
+  return current_settings().workers;
 }
 
 // A fiber that waits for the transport parks (runtime/transport/waiting.hpp).
@@ -324,7 +323,7 @@ unsigned worker_count() {
 
 void spawn(fiber_fn fn, void* arg, std::size_t stack_bytes) {
   start();
-  if (stack_bytes == 0) stack_bytes = env::number("DSTD_STACK_KB", 1, 4096, 1024) * 1024;
+  if (stack_bytes == 0) stack_bytes = current_settings().stack_bytes;
   fiber* f = new_fiber();
   f->fn = fn;
   f->arg = arg;

@@ -16,7 +16,8 @@ inline constexpr handler_id futex_wait = 7;   // sync/home_futex: queue a waiter
 inline constexpr handler_id futex_cancel = 8; // ... take a timed-out waiter off the queue
 inline constexpr handler_id futex_wake = 9;   // ... wake waiters of a word
 inline constexpr handler_id tbox_room = 10;  // memory for a tbox's pointee at the tbox's home
-inline constexpr handler_id last_runtime_handler = tbox_room;  // keep this the last id
+inline constexpr handler_id exit_request = 11;  // another node -> 0: exit(n) (control/run_exit)
+inline constexpr handler_id last_runtime_handler = exit_request;  // keep this the last id
 
 }  // namespace dstd::rt::handler_ids
 
@@ -33,7 +34,7 @@ inline const char* handler_name(handler_id h) {
   static constexpr const char* names[] = {"none",        "shutdown",     "remote_free",
                                           "usable_size", "apply_diffs",  "wake_waiter",
                                           "start_thread", "futex_wait",  "futex_cancel",
-                                          "futex_wake",  "tbox_room"};
+                                          "futex_wake",  "tbox_room",    "exit_request"};
   if (h < sizeof names / sizeof names[0]) return names[h];
   return h >= first_user_handler ? "user" : "unknown";
 }

@@ -9,13 +9,13 @@
 namespace dstd::test {
 namespace {
 
-// sh -c SCRIPT, after the node has said it joined. $id is the node id.
+// A sh script running SCRIPT after the node has said it joined. $id is the
+// node id.
 run_result fake_nodes(std::initializer_list<std::string> options, const std::string& script,
                       const run_options& o = {}) {
   std::vector<std::string> argv{DSTDRUN_PATH};
   argv.insert(argv.end(), options);
-  argv.insert(argv.end(), {"/bin/sh", "-c",
-                           "id=$DSTD_NODE_ID; echo \"J $id\" >&$DSTD_LAUNCH_FD; " + script});
+  argv.push_back(sh_script("id=$DSTD_NODE_ID; echo \"J $id\" >&$DSTD_LAUNCH_FD; " + script));
   return run_process(argv, o);
 }
 

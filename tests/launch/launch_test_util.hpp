@@ -2,6 +2,10 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <initializer_list>
 #include <string>
@@ -19,6 +23,33 @@ inline run_result dstdrun(std::initializer_list<std::string> args, const run_opt
 }
 
 inline std::string node_fault() { return NODE_FAULT_PATH; }
+inline std::string not_dstd_program() { return NOT_DSTD_PROGRAM_PATH; }
+inline std::string output_program() { return OUTPUT_PROGRAM_PATH; }
+
+// Files to remove when the test program ends.
+struct temp_files {
+  std::vector<std::string> paths;
+  ~temp_files() {
+    for (const std::string& p : paths) unlink(p.c_str());
+  }
+};
+inline temp_files scripts_written;
+
+// A sh script in a file of its own (named after the test and this process)
+// whose path is returned: a program dstdrun starts without looking for
+// libdstd in it, so a test can stage nodes that speak the launch contract.
+inline std::string sh_script(const std::string& body) {
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string path = ::testing::TempDir() + "dstdrun_" + t->test_suite_name() + "_" +
+                           t->name() + "_" + std::to_string(getpid()) + ".sh";
+  if (FILE* f = std::fopen(path.c_str(), "w")) {
+    std::fputs(("#!/bin/sh\n" + body + "\n").c_str(), f);
+    std::fclose(f);
+  }
+  chmod(path.c_str(), 0755);
+  scripts_written.paths.push_back(path);
+  return path;
+}
 
 // "dstdrun exited with status 2 after 0.01 s" plus everything it printed,
 // for failure messages.

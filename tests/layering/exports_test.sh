@@ -10,7 +10,7 @@ lib="$1"
 interposed=(
   malloc free calloc realloc reallocarray aligned_alloc memalign posix_memalign valloc
   pvalloc malloc_usable_size
-  __libc_start_main fork pthread_atfork sigaction signal
+  __libc_start_main exit quick_exit fork pthread_atfork sigaction signal
   "operator new(unsigned long)" "operator new[](unsigned long)"
   "operator delete(void*)" "operator delete[](void*)"
   "tc_get_sysalloc_override(SysAllocator*)"

@@ -29,6 +29,7 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/common/env.hpp"
+#include "runtime/common/settings.hpp"
 #include "runtime/common/layout.hpp"
 #include "runtime/common/launch_contract.hpp"
 #include "runtime/transport/shm/delay_line.hpp"
@@ -43,9 +44,6 @@ thread_local bool is_service_thread = false;
 // The segments of this launch, found by home_memory_for (at the first
 // malloc) and taken over by the transport.
 segment_fds launch_fds;
-
-// Delayed mode (delay_line.hpp): an emulation for tests, not a network.
-constexpr const char* delay_variable = "DSTD_SHM_DELAY_US";
 
 // A call waiting for its reply; the cookie of a call record points here.
 struct pending_call {
@@ -97,7 +95,8 @@ class shm_transport final : public transport {
       inbound_.push_back(ring(from, self));
       outbound_.push_back(ring(self, from));
     }
-    const std::uint64_t delay_us = env::number(delay_variable, 0, 1'000'000, 0);
+    // Delayed mode (delay_line.hpp): an emulation for tests, not a network.
+    const std::uint64_t delay_us = current_settings().shm_delay_us;
     if (delay_us != 0) {
       delay_ = std::make_unique<delay_line>(std::chrono::microseconds(delay_us), nodes);
     }

@@ -1,27 +1,28 @@
-// Line-by-line tagging of node output; see output_tagger.hpp.
-#include "runtime/launch/output_tagger.hpp"
+// Line-by-line forwarding of node output; see line_forwarder.hpp.
+#include "runtime/launch/line_forwarder.hpp"
 
 #include <cstring>
+#include <utility>
 
 #include "runtime/launch/fd_io.hpp"
 
 namespace dstd::launch {
 
-output_tagger::output_tagger(unsigned node, int dest_fd)
-    : prefix_("[node " + std::to_string(node) + "] "), dest_fd_(dest_fd) {}
+line_forwarder::line_forwarder(std::string prefix, int dest_fd)
+    : prefix_(std::move(prefix)), dest_fd_(dest_fd) {}
 
-void output_tagger::emit(const char* line, std::size_t len, std::string& out) const {
+void line_forwarder::emit(const char* line, std::size_t len, std::string& out) const {
   out += prefix_;
   out.append(line, len);
   out += '\n';
 }
 
-void output_tagger::write_out(const std::string& out) {
+void line_forwarder::write_out(const std::string& out) {
   if (out.empty() || dest_broken_) return;
   if (!write_all(dest_fd_, out.data(), out.size())) dest_broken_ = true;
 }
 
-void output_tagger::feed(const char* data, std::size_t len) {
+void line_forwarder::feed(const char* data, std::size_t len) {
   std::string out;
   const char* end = data + len;
   while (data < end) {
@@ -48,10 +49,14 @@ void output_tagger::feed(const char* data, std::size_t len) {
   write_out(out);
 }
 
-void output_tagger::flush() {
+void line_forwarder::flush() {
   if (partial_.empty()) return;
   std::string out;
-  emit(partial_.data(), partial_.size(), out);
+  if (prefix_.empty()) {
+    out.swap(partial_);
+  } else {
+    emit(partial_.data(), partial_.size(), out);
+  }
   partial_.clear();
   write_out(out);
 }

@@ -1,0 +1,33 @@
+// The user's settings: every DSTD_* variable a node reads that dstdrun does
+// not set itself, parsed in one place, once.
+//
+// Why: a setting read where it is first used (DSTD_STACK_KB at the first
+// thread start, DSTD_STATS at the end of the run) turns a typo into a
+// failure in the middle of a run, or into none at all. Boot parses them all
+// before the node joins (control/boot.cpp), so a bad value ends every node
+// at once with one line naming the variable, the value and what would be
+// accepted (env.hpp's format); the code that uses a setting reads the
+// parsed value here. The launch itself (node id, count, partition,
+// DSTD_PARTITION_GB alone) is the transport's: runtime/transport/launch_info.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace dstd::rt {
+
+struct settings {
+  unsigned workers = 1;              // DSTD_WORKERS: worker threads of this node
+  std::size_t stack_bytes = 0;       // DSTD_STACK_KB: a dstd thread's stack
+  bool chaos = false;                // DSTD_CHAOS set: schedule perturbation ...
+  std::uint64_t chaos_seed = 0;      // ... with this seed
+  bool place_local = false;          // DSTD_PLACEMENT=local (default spread)
+  std::uint64_t shm_delay_us = 0;    // DSTD_SHM_DELAY_US: shm's delayed mode
+  bool stats = false;                // DSTD_STATS=1 (dstdrun --stats)
+};
+
+// Parsed on first use (boot makes that first use); a bad value is a fatal
+// error.
+const settings& current_settings();
+
+}  // namespace dstd::rt
