@@ -94,23 +94,4 @@ class shared_count_ptr final : public shared_count {
   [[no_unique_address]] D d_;
 };
 
-struct for_overwrite_t {};
-
-// make_shared's block: the object lives inside it, one allocation.
-template <class T>
-class shared_count_inplace final : public shared_count {
- public:
-  template <class... Args>
-  explicit shared_count_inplace(Args&&... args) {
-    ::new (static_cast<void*>(storage_)) T(std::forward<Args>(args)...);
-  }
-  explicit shared_count_inplace(for_overwrite_t) { ::new (static_cast<void*>(storage_)) T; }
-  T* object() noexcept { return __builtin_launder(reinterpret_cast<T*>(storage_)); }
-
- private:
-  void dispose() noexcept override { object()->~T(); }
-
-  alignas(T) unsigned char storage_[sizeof(T)];
-};
-
 }  // namespace dstd::detail

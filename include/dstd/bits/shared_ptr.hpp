@@ -78,6 +78,8 @@ shared_count* adopt(P p, D&& d) {
   return ::new (room) block(p, std::move(d));
 }
 
+struct shared_access;
+
 // What shared_ptr<T> and weak_ptr<T> (Self) both are: a pointer to the
 // object and one to its control block, ordered by the block.
 template <class Self, class E>
@@ -114,27 +116,43 @@ class counted_ptr {
  private:
   template <class, class>
   friend class counted_ptr;
+  friend struct shared_access;
 };
 
-// What make_shared, get_deleter and weak_ptr::lock need of a shared_ptr.
+// What make_shared, get_deleter, weak_ptr::lock and the atomic
+// specializations need of a shared_ptr or weak_ptr (P): its two parts.
 struct shared_access {
-  template <class T>
-  static shared_ptr<T> adopt_counted(typename shared_ptr<T>::element_type* p, shared_count* c) noexcept {
-    shared_ptr<T> r;
-    r.ptr_ = p;
-    r.count_ = c;
+  template <class P>
+  using parts = counted_ptr<P, typename P::element_type>;
+
+  template <class P>
+  static typename P::element_type* object(const P& p) noexcept {
+    return static_cast<const parts<P>&>(p).ptr_;
+  }
+  template <class P>
+  static shared_count* count(const P& p) noexcept {
+    return static_cast<const parts<P>&>(p).count_;
+  }
+  // A P of these parts, taking over a reference the caller holds.
+  template <class P>
+  static P adopt_counted(typename P::element_type* object, shared_count* c) noexcept {
+    P r;
+    static_cast<parts<P>&>(r).ptr_ = object;
+    static_cast<parts<P>&>(r).count_ = c;
     return r;
+  }
+  // Empties p; its reference goes to the caller with the parts it had.
+  template <class P>
+  static void give_up(P& p) noexcept {
+    static_cast<parts<P>&>(p).ptr_ = nullptr;
+    static_cast<parts<P>&>(p).count_ = nullptr;
   }
   // A new owner of a new object (make_shared).
   template <class T>
   static shared_ptr<T> share_new(T* p, shared_count* c) noexcept {
-    shared_ptr<T> r = adopt_counted<T>(p, c);
+    shared_ptr<T> r = adopt_counted<shared_ptr<T>>(p, c);
     r.share_this_with(p);
     return r;
-  }
-  template <class T>
-  static shared_count* count(const shared_ptr<T>& p) noexcept {
-    return p.count_;
   }
 };
 
@@ -327,7 +345,7 @@ class weak_ptr : public detail::counted_ptr<weak_ptr<T>, std::remove_extent_t<T>
   // never one of an object being destroyed.
   shared_ptr<T> lock() const noexcept {
     if (count_ == nullptr || !count_->add_owner_if_alive()) return shared_ptr<T>();
-    return detail::shared_access::adopt_counted<T>(ptr_, count_);
+    return detail::shared_access::adopt_counted<shared_ptr<T>>(ptr_, count_);
   }
 
  private:
@@ -390,41 +408,6 @@ class enable_shared_from_this {
 
   mutable weak_ptr<T> weak_this_;
 };
-
-// make_shared: one allocation for the block and the object. Arrays are two
-// (a new[] and a block); make_shared<T[]>(n, value) is not provided.
-template <class T, class... Args>
-  requires(!std::is_array_v<T>)
-shared_ptr<T> make_shared(Args&&... args) {
-  auto* block = new detail::shared_count_inplace<T>(std::forward<Args>(args)...);
-  return detail::shared_access::share_new<T>(block->object(), block);
-}
-template <class T>
-  requires(!std::is_array_v<T>)
-shared_ptr<T> make_shared_for_overwrite() {
-  auto* block = new detail::shared_count_inplace<T>(detail::for_overwrite_t{});
-  return detail::shared_access::share_new<T>(block->object(), block);
-}
-template <class T>
-  requires std::is_unbounded_array_v<T>
-shared_ptr<T> make_shared(std::size_t n) {
-  return shared_ptr<T>(new std::remove_extent_t<T>[n]());
-}
-template <class T>
-  requires std::is_bounded_array_v<T>
-shared_ptr<T> make_shared() {
-  return shared_ptr<T>(new std::remove_extent_t<T>[std::extent_v<T>]());
-}
-template <class T>
-  requires std::is_unbounded_array_v<T>
-shared_ptr<T> make_shared_for_overwrite(std::size_t n) {
-  return shared_ptr<T>(new std::remove_extent_t<T>[n]);
-}
-template <class T>
-  requires std::is_bounded_array_v<T>
-shared_ptr<T> make_shared_for_overwrite() {
-  return shared_ptr<T>(new std::remove_extent_t<T>[std::extent_v<T>]);
-}
 
 template <class D, class T>
 D* get_deleter(const shared_ptr<T>& p) noexcept {
