@@ -359,8 +359,9 @@ class weak_ptr : public detail::counted_ptr<weak_ptr<T>, std::remove_extent_t<T>
   void watch() noexcept {
     if (count_ != nullptr) count_->add_watcher();
   }
-  // enable_shared_from_this: watch `count` through p.
-  void assign(element_type* p, detail::shared_count* count) noexcept {
+  // enable_shared_from_this: watch `count` through p. (Not named assign:
+  // that would hide counted_ptr::assign, which operator= needs.)
+  void watch_through(element_type* p, detail::shared_count* count) noexcept {
     count->add_watcher();
     if (count_ != nullptr) count_->drop_watcher();
     ptr_ = p;
@@ -403,7 +404,7 @@ class enable_shared_from_this {
   }
   // The first owner of *this is the one shared_from_this() shares.
   void weak_assign(T* p, detail::shared_count* count) const noexcept {
-    if (weak_this_.expired()) weak_this_.assign(p, count);
+    if (weak_this_.expired()) weak_this_.watch_through(p, count);
   }
 
   mutable weak_ptr<T> weak_this_;
