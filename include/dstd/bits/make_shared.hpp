@@ -75,12 +75,12 @@ shared_ptr<T> allocate_shared_for_overwrite(const A& a) {
 template <class T, class... Args>
   requires(!std::is_array_v<T>)
 shared_ptr<T> make_shared(Args&&... args) {
-  return allocate_shared<T>(detail::default_allocator<T>(), std::forward<Args>(args)...);
+  return dstd::allocate_shared<T>(detail::default_allocator<T>(), std::forward<Args>(args)...);
 }
 template <class T>
   requires(!std::is_array_v<T>)
 shared_ptr<T> make_shared_for_overwrite() {
-  return allocate_shared_for_overwrite<T>(detail::default_allocator<T>());
+  return dstd::allocate_shared_for_overwrite<T>(detail::default_allocator<T>());
 }
 
 // Arrays of unknown bound: n elements.
@@ -102,17 +102,17 @@ shared_ptr<T> allocate_shared_for_overwrite(const A& a, std::size_t n) {
 template <class T>
   requires std::is_unbounded_array_v<T>
 shared_ptr<T> make_shared(std::size_t n) {
-  return allocate_shared<T>(detail::default_allocator<T>(), n);
+  return dstd::allocate_shared<T>(detail::default_allocator<T>(), n);
 }
 template <class T>
   requires std::is_unbounded_array_v<T>
 shared_ptr<T> make_shared(std::size_t n, const std::remove_extent_t<T>& value) {
-  return allocate_shared<T>(detail::default_allocator<T>(), n, value);
+  return dstd::allocate_shared<T>(detail::default_allocator<T>(), n, value);
 }
 template <class T>
   requires std::is_unbounded_array_v<T>
 shared_ptr<T> make_shared_for_overwrite(std::size_t n) {
-  return allocate_shared_for_overwrite<T>(detail::default_allocator<T>(), n);
+  return dstd::allocate_shared_for_overwrite<T>(detail::default_allocator<T>(), n);
 }
 
 // Arrays of known bound.
@@ -134,17 +134,17 @@ shared_ptr<T> allocate_shared_for_overwrite(const A& a) {
 template <class T>
   requires std::is_bounded_array_v<T>
 shared_ptr<T> make_shared() {
-  return allocate_shared<T>(detail::default_allocator<T>());
+  return dstd::allocate_shared<T>(detail::default_allocator<T>());
 }
 template <class T>
   requires std::is_bounded_array_v<T>
 shared_ptr<T> make_shared(const std::remove_extent_t<T>& value) {
-  return allocate_shared<T>(detail::default_allocator<T>(), value);
+  return dstd::allocate_shared<T>(detail::default_allocator<T>(), value);
 }
 template <class T>
   requires std::is_bounded_array_v<T>
 shared_ptr<T> make_shared_for_overwrite() {
-  return allocate_shared_for_overwrite<T>(detail::default_allocator<T>());
+  return dstd::allocate_shared_for_overwrite<T>(detail::default_allocator<T>());
 }
 
 }  // namespace dstd
