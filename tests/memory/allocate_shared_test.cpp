@@ -2,7 +2,8 @@
 // objects and arrays, at 1, 2 and 4 nodes: one allocation from the
 // allocator (rebound), the elements built through it and destroyed in
 // reverse, the block freed with the copy it keeps, on whichever node drops
-// last; what a construction that throws leaves behind.
+// last; what a construction that throws leaves behind; and the shared_ptr
+// constructors that take an allocator for the control block.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -264,6 +265,69 @@ TEST(AllocateShared, AThrowingElementUndoesTheOthersAndTheAllocation) {
   EXPECT_THROW(dstd::make_shared<fragile[4]>(), std::runtime_error);
   EXPECT_EQ(destroyed.load(), before + 4);
   EXPECT_THROW(dstd::make_shared<int[]>(SIZE_MAX / 2), std::bad_array_new_length);
+}
+
+// An allocator with no memory: allocate throws.
+template <class T>
+struct empty_allocator {
+  using value_type = T;
+  empty_allocator() = default;
+  template <class U>
+  empty_allocator(const empty_allocator<U>&) noexcept {}
+  T* allocate(std::size_t) { throw std::bad_alloc(); }
+  void deallocate(T*, std::size_t) noexcept {}
+  template <class U>
+  bool operator==(const empty_allocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+struct counting_deleter {
+  int* calls;
+  void operator()(counted_element* p) const {
+    ++*calls;
+    delete p;
+  }
+  void operator()(std::nullptr_t) const { ++*calls; }
+};
+
+TEST(SharedPtrWithAllocator, TheBlockComesFromTheAllocatorAndGoesBackToIt) {
+  alloc_log.reset();
+  const int before = destroyed.load();
+  int calls = 0;
+  {
+    dstd::shared_ptr<counted_element> p(new counted_element, counting_deleter{&calls},
+                                        the_allocator);
+    EXPECT_EQ(alloc_log.allocations.load(), 1);
+    ASSERT_NE(dstd::get_deleter<counting_deleter>(p), nullptr);
+    auto q = p;
+    dstd::weak_ptr<counted_element> w = q;
+    p.reset();
+    q.reset(new counted_element, counting_deleter{&calls}, the_allocator);
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(alloc_log.deallocations.load(), 0);  // w keeps the first block
+    w.reset();
+    EXPECT_EQ(alloc_log.deallocations.load(), 1);
+    dstd::shared_ptr<counted_element> none(nullptr, counting_deleter{&calls}, the_allocator);
+    EXPECT_EQ(none.use_count(), 1);
+  }
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(destroyed.load(), before + 2);
+  EXPECT_EQ(alloc_log.allocations.load(), 3);
+  EXPECT_EQ(alloc_log.constructs.load(), 0);  // a block is not an element
+  expect_balanced();
+}
+
+TEST(SharedPtrWithAllocator, NoMemoryForTheBlockDeletesTheObject) {
+  const int before = destroyed.load();
+  int calls = 0;
+  EXPECT_THROW(dstd::shared_ptr<counted_element>(new counted_element, counting_deleter{&calls},
+                                                 empty_allocator<int>()),
+               std::bad_alloc);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(destroyed.load(), before + 1);
+  EXPECT_THROW(dstd::allocate_shared<counted_element>(empty_allocator<int>()), std::bad_alloc);
+  EXPECT_EQ(destroyed.load(), before + 1);  // never built
 }
 
 // The last owner may be on another node: the block is freed there, with

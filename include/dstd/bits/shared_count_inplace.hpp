@@ -2,10 +2,9 @@
 // allocate_shared, which hold their object, or their array's elements, in
 // the same allocation as the counts.
 //
-// The allocation comes from a copy of the allocator rebound to a unit of
-// the block's alignment (std's "rebound to an unspecified value_type"); the
-// block keeps a copy rebound to its element type, builds and destroys the
-// elements with it, and frees itself with it. make_shared is
+// The block is allocated by new_block (bits/block_memory.hpp) from the
+// allocator rebound to its element type, keeps that copy, builds and
+// destroys the elements with it, and frees itself with it. make_shared is
 // allocate_shared with std::allocator: its construct and destroy are the
 // placement new and destructor call std specifies for make_shared, so
 // there is one path. An array of any rank is held as its innermost
@@ -17,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <dstd/bits/block_memory.hpp>
 #include <dstd/bits/shared_count.hpp>
 #include <dstd/bits/std_parts.hpp>
 #include <new>
@@ -24,55 +24,6 @@
 #include <utility>
 
 namespace dstd::detail {
-
-// `bytes` bytes aligned to Align, from a copy of `a` rebound to a unit of
-// that alignment.
-template <std::size_t Align, class A>
-class block_memory {
-  struct alignas(Align) unit {
-    unsigned char bytes[Align];
-  };
-  using unit_allocator = typename std::allocator_traits<A>::template rebind_alloc<unit>;
-  using traits = std::allocator_traits<unit_allocator>;
-
-  static std::size_t units(std::size_t bytes) noexcept {
-    return (bytes + sizeof(unit) - 1) / sizeof(unit);
-  }
-
- public:
-  static void* allocate(const A& a, std::size_t bytes) {
-    unit_allocator ua(a);
-    return std::to_address(traits::allocate(ua, units(bytes)));
-  }
-  static void deallocate(const A& a, void* p, std::size_t bytes) noexcept {
-    unit_allocator ua(a);
-    traits::deallocate(
-        ua, std::pointer_traits<typename traits::pointer>::pointer_to(*static_cast<unit*>(p)),
-        units(bytes));
-  }
-};
-
-// A new Block in `bytes` bytes (its own size, or more for the elements that
-// follow it), built from (a, args...); the memory goes back if that throws.
-template <class Block, class A, class... Args>
-Block* new_block(const A& a, std::size_t bytes, Args&&... args) {
-  using memory = block_memory<Block::alignment(), A>;
-  void* room = memory::allocate(a, bytes);
-  try {
-    return ::new (room) Block(a, std::forward<Args>(args)...);
-  } catch (...) {
-    memory::deallocate(a, room, bytes);
-    throw;
-  }
-}
-
-// The other end of new_block, from the block's destroy().
-template <class Block>
-void free_block(Block* b, std::size_t bytes) noexcept {
-  const auto a = b->allocator();
-  b->~Block();
-  block_memory<Block::alignment(), std::remove_const_t<decltype(a)>>::deallocate(a, b, bytes);
-}
 
 // How a block builds and destroys one element of type E, with A an
 // allocator of E: through the allocator (value- or argument-initialized),

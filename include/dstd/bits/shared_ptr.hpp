@@ -13,6 +13,7 @@
 #include <dstd/bits/shared_count.hpp>
 #include <dstd/bits/std_parts.hpp>
 #include <dstd/bits/unique_ptr.hpp>
+#include <exception>
 #include <functional>
 #include <iosfwd>
 #include <new>
@@ -62,20 +63,30 @@ consteval bool adoptable_ptr() {
 template <class Y, class T>
 using default_shared_delete = std::conditional_t<std::is_array_v<T>, default_delete<Y[]>, default_delete<Y>>;
 
-// A new block owning p, or (when there is no memory for it) p deleted and
-// bad_alloc thrown, as std's constructors do. (Only the allocation can
-// fail: the block's construction is noexcept.)
-template <class P, class D>
-shared_count* adopt(P p, D&& d) {
-  using block = shared_count_ptr<P, std::remove_cvref_t<D>>;
-  static_assert(alignof(block) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__,
-                "a shared_ptr deleter must not be over-aligned");
-  void* room = ::operator new(sizeof(block), std::nothrow);
+// The allocator of blocks made without one.
+using default_block_allocator = std::allocator<unsigned char>;
+
+// A new block owning p, its memory from a copy of a; or, when that throws
+// (no memory), p deleted and the exception passed on, as std's constructors
+// do. (Only the allocation can throw: the block's construction is noexcept.)
+template <class P, class D, class A = default_block_allocator>
+shared_count* adopt(P p, D&& d, const A& a = A()) {
+  using block = shared_count_ptr<P, std::remove_cvref_t<D>, A>;
+  void* room = nullptr;
+  std::exception_ptr failed;
+  try {
+    room = block_memory<block::alignment(), A>::allocate(a, sizeof(block));
+  } catch (...) {
+    failed = std::current_exception();
+  }
   if (room == nullptr) {
+    // Outside the handler: GCC 12 warns of a use after free (falsely) when
+    // p is deleted inside one.
     d(p);
+    if (failed) std::rethrow_exception(failed);
     throw std::bad_alloc();
   }
-  return ::new (room) block(p, std::move(d));
+  return ::new (room) block(a, p, std::move(d));
 }
 
 struct shared_access;
@@ -184,6 +195,16 @@ class shared_ptr : public detail::counted_ptr<shared_ptr<T>, std::remove_extent_
   template <class D>
     requires(std::is_move_constructible_v<D> && std::is_invocable_v<D&, std::nullptr_t&>)
   shared_ptr(std::nullptr_t p, D d) : base(nullptr, detail::adopt(p, std::move(d))) {}
+  // With an allocator: a copy of a allocates the control block (and frees it).
+  template <class Y, class D, class A>
+    requires(detail::adoptable_ptr<Y, T>() && std::is_move_constructible_v<D> &&
+             std::is_invocable_v<D&, Y*&>)
+  shared_ptr(Y* p, D d, A a) : base(p, detail::adopt(p, std::move(d), a)) {
+    share_this_with(p);
+  }
+  template <class D, class A>
+    requires(std::is_move_constructible_v<D> && std::is_invocable_v<D&, std::nullptr_t&>)
+  shared_ptr(std::nullptr_t p, D d, A a) : base(nullptr, detail::adopt(p, std::move(d), a)) {}
 
   // Aliasing: shares r's ownership, points at p.
   template <class Y>
@@ -218,9 +239,11 @@ class shared_ptr : public detail::counted_ptr<shared_ptr<T>, std::remove_extent_
     if (!r) return;
     using held = std::conditional_t<std::is_reference_v<D>,
                                     std::reference_wrapper<std::remove_reference_t<D>>, D>;
-    using block = detail::shared_count_ptr<typename unique_ptr<Y, D>::pointer, held>;
-    void* room = ::operator new(sizeof(block));  // if this throws, r still owns
-    count_ = ::new (room) block(r.get(), held(std::forward<D>(r.get_deleter())));
+    using block = detail::shared_count_ptr<typename unique_ptr<Y, D>::pointer, held,
+                                           detail::default_block_allocator>;
+    // If this throws, r still owns.
+    count_ = detail::new_block<block>(detail::default_block_allocator(), sizeof(block), r.get(),
+                                      held(std::forward<D>(r.get_deleter())));
     ptr_ = r.get();
     if constexpr (std::is_same_v<typename unique_ptr<Y, D>::pointer, Y*>) {
       share_this_with(r.release());
@@ -252,6 +275,11 @@ class shared_ptr : public detail::counted_ptr<shared_ptr<T>, std::remove_extent_
     requires std::is_constructible_v<shared_ptr, Y*, D>
   void reset(Y* p, D d) {
     shared_ptr(p, std::move(d)).swap(*this);
+  }
+  template <class Y, class D, class A>
+    requires std::is_constructible_v<shared_ptr, Y*, D, A>
+  void reset(Y* p, D d, A a) {
+    shared_ptr(p, std::move(d), std::move(a)).swap(*this);
   }
 
   void swap(shared_ptr& r) noexcept { this->swap_with(r); }
