@@ -133,6 +133,23 @@ TEST(AtomicWeakPtr, HoldsNoOwnerAndComparesByOwner) {
   EXPECT_EQ(cell.load().lock(), nullptr);
 }
 
+TEST(AtomicSharedPtr, TheFreeFunctionsWork) {
+  auto a = dstd::make_shared<counted_element>();
+  auto b = dstd::make_shared<counted_element>();
+  atomic_sp cell;
+  dstd::atomic_store(&cell, a);
+  EXPECT_EQ(dstd::atomic_load(&cell), a);
+  EXPECT_EQ(dstd::atomic_exchange_explicit(&cell, b, dstd::memory_order_acq_rel), a);
+  dstd::shared_ptr<counted_element> expected = a;
+  EXPECT_FALSE(dstd::atomic_compare_exchange_strong(&cell, &expected, a));
+  EXPECT_EQ(expected, b);
+  EXPECT_TRUE(dstd::atomic_compare_exchange_weak(&cell, &expected, a));
+  EXPECT_EQ(dstd::atomic_load_explicit(&cell, dstd::memory_order_relaxed), a);
+  EXPECT_FALSE(dstd::atomic_is_lock_free(&cell));
+  dstd::atomic_wait(&cell, b);
+  dstd::atomic_notify_all(&cell);
+}
+
 TEST(AtomicSharedPtr, WaitReturnsAtOnceWhenTheValueDiffers) {
   auto a = dstd::make_shared<counted_element>();
   atomic_sp cell(a);
