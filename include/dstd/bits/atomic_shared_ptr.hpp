@@ -21,10 +21,12 @@
 // written to the pointee before a store with release on another.
 //
 // wait() and notify: a waiter parks on the block word at its home, after
-// setting the "parked" bit, so any later change of the word (an unlock, a
-// store) wakes it to look again. Waiters for the lock and for a new value
-// share that word, so notify_one wakes them all (a waiter that was woken
-// but sees no change parks again, as std allows).
+// setting the "parked" bit, so the next unlock (a store's among them) wakes
+// it to look again: a store wakes its waiters even before the notify std
+// requires of the program (tests/memory: with neither wake, wait hangs).
+// Waiters for the lock and for a new value share that word, so notify_one
+// wakes them all (a waiter that was woken but sees no change parks again,
+// as std allows).
 #pragma once
 
 #include <cstdint>
