@@ -2,8 +2,9 @@
 // nodes: std's interface and semantics on one thread, then threads on
 // every node at once: a lock-free stack whose head is an
 // atomic<shared_ptr> (every value popped once, every node destroyed once),
-// loads racing with exchanges (a loaded object is alive and shows the
-// writes made before it was stored), and wait/notify across nodes.
+// loads and stores racing with exchanges (a loaded object is alive and
+// shows the writes made before it was stored; each object destroyed once),
+// and wait/notify across nodes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -274,7 +275,7 @@ struct stamped {
 };
 
 TEST(AtomicSharedPtrAcrossNodes, LoadsAndStoresRacingWithExchangesSeeWholeLiveObjects) {
-  constexpr unsigned per_thread = 60;
+  constexpr unsigned per_thread = 400;
   constexpr unsigned ids = threads * per_thread + 1;
   dstd::atomic<int> destroyed_count{0};
   auto cell = std::make_unique<dstd::atomic<dstd::shared_ptr<stamped>>>(
@@ -313,6 +314,48 @@ TEST(AtomicSharedPtrAcrossNodes, LoadsAndStoresRacingWithExchangesSeeWholeLiveOb
   cell.reset();
   last.reset();
   EXPECT_EQ(destroyed_count.load(), made);
+}
+
+// Stores too: what a store replaces is dropped, not handed out, so each
+// object is handed out at most once, and every object made is destroyed
+// exactly once.
+TEST(AtomicSharedPtrAcrossNodes, StoresExchangesAndLoadsTogetherDestroyEachObjectOnce) {
+  constexpr unsigned per_thread = 400;
+  constexpr unsigned ids = threads * per_thread + 1;
+  dstd::atomic<int> destroyed_count{0};
+  dstd::atomic<int> made{1};
+  auto cell = std::make_unique<dstd::atomic<dstd::shared_ptr<stamped>>>(
+      dstd::make_shared<stamped>(ids - 1, &destroyed_count));
+  std::vector<dstd::atomic<int>> handed_out(ids);
+  dstd::atomic<int> broken{0};
+  on_every_node([&](unsigned t) {
+    for (unsigned i = 0; i < per_thread; ++i) {
+      const unsigned id = t * per_thread + i;
+      switch ((t + i) % 3) {
+        case 0:
+          made.fetch_add(1);
+          cell->store(dstd::make_shared<stamped>(id, &destroyed_count), dstd::memory_order_release);
+          break;
+        case 1: {
+          made.fetch_add(1);
+          auto old = cell->exchange(dstd::make_shared<stamped>(id, &destroyed_count));
+          if (!old || !old->intact()) broken.fetch_add(1);
+          if (old) handed_out[old->id].fetch_add(1);
+          break;
+        }
+        default: {
+          auto seen = cell->load(dstd::memory_order_acquire);
+          if (!seen || !seen->intact()) broken.fetch_add(1);
+        }
+      }
+    }
+  });
+  EXPECT_EQ(broken.load(), 0) << "a loaded or exchanged object was dead or missed writes";
+  unsigned twice = 0;
+  for (unsigned i = 0; i < ids; ++i) twice += handed_out[i].load() > 1;
+  EXPECT_EQ(twice, 0u) << "an object was exchanged out twice";
+  cell.reset();
+  EXPECT_EQ(destroyed_count.load(), made.load());
 }
 
 TEST(AtomicSharedPtrAcrossNodes, WaitParksUntilNotifiedFromAnotherNode) {
