@@ -274,88 +274,92 @@ struct stamped {
   dstd::atomic<int>* destroyed_count;
 };
 
-TEST(AtomicSharedPtrAcrossNodes, LoadsAndStoresRacingWithExchangesSeeWholeLiveObjects) {
-  constexpr unsigned per_thread = 400;
-  constexpr unsigned ids = threads * per_thread + 1;
+// What the racing tests share: a cell of stamped objects, and what the
+// threads saw.
+struct race {
+  static constexpr unsigned per_thread = 400;
+  static constexpr unsigned ids = threads * per_thread + 1;  // the last: the first object
+
   dstd::atomic<int> destroyed_count{0};
-  auto cell = std::make_unique<dstd::atomic<dstd::shared_ptr<stamped>>>(
-      dstd::make_shared<stamped>(ids - 1, &destroyed_count));
-  std::vector<dstd::atomic<int>> taken_out(ids);
+  dstd::atomic<int> made{1};
+  std::unique_ptr<dstd::atomic<dstd::shared_ptr<stamped>>> cell =
+      std::make_unique<dstd::atomic<dstd::shared_ptr<stamped>>>(
+          dstd::make_shared<stamped>(ids - 1, &destroyed_count));
+  std::vector<dstd::atomic<int>> handed_out = std::vector<dstd::atomic<int>>(ids);
   dstd::atomic<int> broken{0};
+
+  // A new object in; the old one out, checked and counted.
+  void exchange_in(unsigned id, dstd::memory_order o) {
+    made.fetch_add(1);
+    auto old = cell->exchange(dstd::make_shared<stamped>(id, &destroyed_count), o);
+    if (!old || !old->intact()) broken.fetch_add(1);
+    if (old) handed_out[old->id].fetch_add(1);
+  }
+  dstd::shared_ptr<stamped> load_and_check() {
+    auto seen = cell->load(dstd::memory_order_acquire);
+    if (!seen || !seen->intact()) broken.fetch_add(1);
+    return seen;
+  }
+};
+
+TEST(AtomicSharedPtrAcrossNodes, LoadsAndStoresRacingWithExchangesSeeWholeLiveObjects) {
+  race r;
   on_every_node([&](unsigned t) {
-    for (unsigned i = 0; i < per_thread; ++i) {
+    for (unsigned i = 0; i < race::per_thread; ++i) {
       if (t % 2 == 0) {  // writers: a new object in, the old one out (once each)
-        auto old = cell->exchange(dstd::make_shared<stamped>(t * per_thread + i, &destroyed_count),
-                                  dstd::memory_order_acq_rel);
-        if (!old || !old->intact()) broken.fetch_add(1);
-        if (old) taken_out[old->id].fetch_add(1);
+        r.exchange_in(t * race::per_thread + i, dstd::memory_order_acq_rel);
       } else {  // readers: load, check, and sometimes store back what they saw
-        auto seen = cell->load(dstd::memory_order_acquire);
-        if (!seen || !seen->intact()) broken.fetch_add(1);
+        auto seen = r.load_and_check();
         if (i % 8 == 0) {
           auto again = seen;
-          if (!cell->compare_exchange_strong(again, seen)) again.reset();
+          if (!r.cell->compare_exchange_strong(again, seen)) again.reset();
         }
       }
     }
   });
-  EXPECT_EQ(broken.load(), 0) << "a loaded or exchanged object was dead or missed writes";
-  auto last = cell->load();
-  taken_out[last->id].fetch_add(1);
+  EXPECT_EQ(r.broken.load(), 0) << "a loaded or exchanged object was dead or missed writes";
+  auto last = r.cell->load();
+  r.handed_out[last->id].fetch_add(1);
   // Made: the first (id ids - 1) and one per writer's step.
   unsigned wrong = 0;
-  int made = 0;
-  for (unsigned i = 0; i < ids; ++i) {
-    const bool was_made = i == ids - 1 || (i / per_thread) % 2 == 0;
-    made += was_made;
-    wrong += taken_out[i].load() != (was_made ? 1 : 0);
+  for (unsigned i = 0; i < race::ids; ++i) {
+    const bool was_made = i == race::ids - 1 || (i / race::per_thread) % 2 == 0;
+    wrong += r.handed_out[i].load() != (was_made ? 1 : 0);
   }
   EXPECT_EQ(wrong, 0u) << "an object was exchanged out twice or never";
-  cell.reset();
+  r.cell.reset();
   last.reset();
-  EXPECT_EQ(destroyed_count.load(), made);
+  EXPECT_EQ(r.destroyed_count.load(), r.made.load());
 }
 
 // Stores too: what a store replaces is dropped, not handed out, so each
 // object is handed out at most once, and every object made is destroyed
 // exactly once.
 TEST(AtomicSharedPtrAcrossNodes, StoresExchangesAndLoadsTogetherDestroyEachObjectOnce) {
-  constexpr unsigned per_thread = 400;
-  constexpr unsigned ids = threads * per_thread + 1;
-  dstd::atomic<int> destroyed_count{0};
-  dstd::atomic<int> made{1};
-  auto cell = std::make_unique<dstd::atomic<dstd::shared_ptr<stamped>>>(
-      dstd::make_shared<stamped>(ids - 1, &destroyed_count));
-  std::vector<dstd::atomic<int>> handed_out(ids);
-  dstd::atomic<int> broken{0};
+  race r;
   on_every_node([&](unsigned t) {
-    for (unsigned i = 0; i < per_thread; ++i) {
-      const unsigned id = t * per_thread + i;
+    for (unsigned i = 0; i < race::per_thread; ++i) {
+      const unsigned id = t * race::per_thread + i;
       switch ((t + i) % 3) {
         case 0:
-          made.fetch_add(1);
-          cell->store(dstd::make_shared<stamped>(id, &destroyed_count), dstd::memory_order_release);
+          r.made.fetch_add(1);
+          r.cell->store(dstd::make_shared<stamped>(id, &r.destroyed_count),
+                        dstd::memory_order_release);
           break;
-        case 1: {
-          made.fetch_add(1);
-          auto old = cell->exchange(dstd::make_shared<stamped>(id, &destroyed_count));
-          if (!old || !old->intact()) broken.fetch_add(1);
-          if (old) handed_out[old->id].fetch_add(1);
+        case 1:
+          r.exchange_in(id, dstd::memory_order_seq_cst);
           break;
-        }
-        default: {
-          auto seen = cell->load(dstd::memory_order_acquire);
-          if (!seen || !seen->intact()) broken.fetch_add(1);
-        }
+        default:
+          r.load_and_check();
       }
     }
   });
-  EXPECT_EQ(broken.load(), 0) << "a loaded or exchanged object was dead or missed writes";
+  EXPECT_EQ(r.broken.load(), 0) << "a loaded or exchanged object was dead or missed writes";
   unsigned twice = 0;
-  for (unsigned i = 0; i < ids; ++i) twice += handed_out[i].load() > 1;
+  for (unsigned i = 0; i < race::ids; ++i) twice += r.handed_out[i].load() > 1;
   EXPECT_EQ(twice, 0u) << "an object was exchanged out twice";
-  cell.reset();
-  EXPECT_EQ(destroyed_count.load(), made.load());
+  r.cell.reset();
+  EXPECT_EQ(r.destroyed_count.load(), r.made.load());
 }
 
 TEST(AtomicSharedPtrAcrossNodes, WaitParksUntilNotifiedFromAnotherNode) {
