@@ -10,6 +10,7 @@
 #include <dstd/thread>
 #undef DSTD_TEST_READING_DSTD
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -38,10 +39,14 @@ bool dstd_first_works() {
   // dstd's and std's smart pointers side by side.
   dstd::unique_ptr<int> mine = dstd::make_unique<int>(3);
   std::unique_ptr<int> theirs = std::make_unique<int>(*mine);
+  auto shared = dstd::allocate_shared<int[]>(std::allocator<int>(), 2, 5);
+  dstd::atomic<dstd::shared_ptr<int[]>> cell(shared);
+  std::atomic<std::shared_ptr<int>> std_cell(std::make_shared<int>(5));
+  const bool shared_ok = cell.load()[1] == *std_cell.load();
   dstd::channel<std::unique_lock<dstd::recursive_mutex>> locks(1);  // a move-only std type through it
   locks.send(std::unique_lock<dstd::recursive_mutex>(*m));
   const bool got_lock = locks.recv()->owns_lock();
-  const bool ok = *owned && calls == 1 && *theirs == 3 && got_lock;
+  const bool ok = *owned && calls == 1 && *theirs == 3 && got_lock && shared_ok;
   delete owned;
   delete m;
   return ok;

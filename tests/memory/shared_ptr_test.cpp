@@ -171,6 +171,26 @@ TEST(WeakPtr, LockExpiredAndBadWeakPtr) {
   EXPECT_EQ(w.use_count(), 0);
 }
 
+TEST(WeakPtr, AssignsFromWeakAndSharedPtrs) {
+  auto a = dstd::make_shared<derived>(1);
+  auto b = dstd::make_shared<derived>(2);
+  dstd::weak_ptr<base> w;
+  w = a;  // from a shared_ptr of a derived type
+  EXPECT_EQ(w.lock(), a);
+  dstd::weak_ptr<derived> other = b;
+  w = other;  // from a weak_ptr of a derived type
+  EXPECT_EQ(w.lock(), b);
+  dstd::weak_ptr<base> copy;
+  copy = w;
+  EXPECT_EQ(copy.lock(), b);
+  copy = std::move(w);
+  EXPECT_TRUE(w.expired());
+  EXPECT_EQ(copy.lock(), b);
+  b.reset();
+  EXPECT_TRUE(copy.expired());
+  EXPECT_EQ(other.use_count(), 0);
+}
+
 TEST(WeakPtr, ConvertsDerivedToBaseWhileAlive) {
   auto d = dstd::make_shared<derived>(6);
   dstd::weak_ptr<derived> wd = d;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <dstd/atomic>
+#include <dstd/bits/block_memory.hpp>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -71,46 +72,33 @@ class shared_count {
 
  private:
   virtual void dispose() noexcept = 0;  // destroys the object
-  virtual void destroy() noexcept { delete this; }
+  virtual void destroy() noexcept = 0;  // frees the block (free_block)
 
   atomic<long> owners_{1};
   // weak_ptrs, plus one for all the owners together while there are any.
   atomic<long> watchers_{1};
 };
 
-// A block for an object allocated elsewhere, deleted by d(p).
-template <class P, class D>
+// A block for an object allocated elsewhere, deleted by d(p); the block
+// itself comes from (a copy of) allocator A.
+template <class P, class D, class A>
 class shared_count_ptr final : public shared_count {
  public:
-  shared_count_ptr(P p, D d) noexcept : p_(p), d_(std::move(d)) {}
+  static constexpr std::size_t alignment() noexcept { return alignof(shared_count_ptr); }
+
+  shared_count_ptr(const A& a, P p, D d) noexcept : p_(p), d_(std::move(d)), alloc_(a) {}
   void* deleter(const void* tag) noexcept override {
     return tag == &type_tag<D> ? __builtin_addressof(d_) : nullptr;
   }
+  const A& allocator() const noexcept { return alloc_; }
 
  private:
   void dispose() noexcept override { d_(p_); }
+  void destroy() noexcept override { free_block(this, sizeof(shared_count_ptr)); }
 
   P p_;
   [[no_unique_address]] D d_;
-};
-
-struct for_overwrite_t {};
-
-// make_shared's block: the object lives inside it, one allocation.
-template <class T>
-class shared_count_inplace final : public shared_count {
- public:
-  template <class... Args>
-  explicit shared_count_inplace(Args&&... args) {
-    ::new (static_cast<void*>(storage_)) T(std::forward<Args>(args)...);
-  }
-  explicit shared_count_inplace(for_overwrite_t) { ::new (static_cast<void*>(storage_)) T; }
-  T* object() noexcept { return __builtin_launder(reinterpret_cast<T*>(storage_)); }
-
- private:
-  void dispose() noexcept override { object()->~T(); }
-
-  alignas(T) unsigned char storage_[sizeof(T)];
+  [[no_unique_address]] A alloc_;
 };
 
 }  // namespace dstd::detail

@@ -13,6 +13,7 @@
 #include <dstd/bits/shared_count.hpp>
 #include <dstd/bits/std_parts.hpp>
 #include <dstd/bits/unique_ptr.hpp>
+#include <exception>
 #include <functional>
 #include <iosfwd>
 #include <new>
@@ -62,21 +63,33 @@ consteval bool adoptable_ptr() {
 template <class Y, class T>
 using default_shared_delete = std::conditional_t<std::is_array_v<T>, default_delete<Y[]>, default_delete<Y>>;
 
-// A new block owning p, or (when there is no memory for it) p deleted and
-// bad_alloc thrown, as std's constructors do. (Only the allocation can
-// fail: the block's construction is noexcept.)
-template <class P, class D>
-shared_count* adopt(P p, D&& d) {
-  using block = shared_count_ptr<P, std::remove_cvref_t<D>>;
-  static_assert(alignof(block) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__,
-                "a shared_ptr deleter must not be over-aligned");
-  void* room = ::operator new(sizeof(block), std::nothrow);
+// The allocator of blocks made without one.
+using default_block_allocator = std::allocator<unsigned char>;
+
+// A new block owning p, its memory from a copy of a; or, when that throws
+// (no memory), p deleted and the exception passed on, as std's constructors
+// do. (Only the allocation can throw: the block's construction is noexcept.)
+template <class P, class D, class A = default_block_allocator>
+shared_count* adopt(P p, D&& d, const A& a = A()) {
+  using block = shared_count_ptr<P, std::remove_cvref_t<D>, A>;
+  void* room = nullptr;
+  std::exception_ptr failed;
+  try {
+    room = block_memory<block::alignment(), A>::allocate(a, sizeof(block));
+  } catch (...) {
+    failed = std::current_exception();
+  }
   if (room == nullptr) {
+    // Outside the handler: GCC 12 warns of a use after free (falsely) when
+    // p is deleted inside one.
     d(p);
+    if (failed) std::rethrow_exception(failed);
     throw std::bad_alloc();
   }
-  return ::new (room) block(p, std::move(d));
+  return ::new (room) block(a, p, std::move(d));
 }
+
+struct shared_access;
 
 // What shared_ptr<T> and weak_ptr<T> (Self) both are: a pointer to the
 // object and one to its control block, ordered by the block.
@@ -114,27 +127,43 @@ class counted_ptr {
  private:
   template <class, class>
   friend class counted_ptr;
+  friend struct shared_access;
 };
 
-// What make_shared, get_deleter and weak_ptr::lock need of a shared_ptr.
+// What make_shared, get_deleter, weak_ptr::lock and the atomic
+// specializations need of a shared_ptr or weak_ptr (P): its two parts.
 struct shared_access {
-  template <class T>
-  static shared_ptr<T> adopt_counted(typename shared_ptr<T>::element_type* p, shared_count* c) noexcept {
-    shared_ptr<T> r;
-    r.ptr_ = p;
-    r.count_ = c;
+  template <class P>
+  using parts = counted_ptr<P, typename P::element_type>;
+
+  template <class P>
+  static typename P::element_type* object(const P& p) noexcept {
+    return static_cast<const parts<P>&>(p).ptr_;
+  }
+  template <class P>
+  static shared_count* count(const P& p) noexcept {
+    return static_cast<const parts<P>&>(p).count_;
+  }
+  // A P of these parts, taking over a reference the caller holds.
+  template <class P>
+  static P adopt_counted(typename P::element_type* object, shared_count* c) noexcept {
+    P r;
+    static_cast<parts<P>&>(r).ptr_ = object;
+    static_cast<parts<P>&>(r).count_ = c;
     return r;
+  }
+  // Empties p; its reference goes to the caller with the parts it had.
+  template <class P>
+  static void give_up(P& p) noexcept {
+    static_cast<parts<P>&>(p).ptr_ = nullptr;
+    static_cast<parts<P>&>(p).count_ = nullptr;
   }
   // A new owner of a new object (make_shared).
   template <class T>
   static shared_ptr<T> share_new(T* p, shared_count* c) noexcept {
-    shared_ptr<T> r = adopt_counted<T>(p, c);
+    shared_ptr<T> r = adopt_counted<shared_ptr<T>>(p, c);
     r.share_this_with(p);
     return r;
-  }
-  template <class T>
-  static shared_count* count(const shared_ptr<T>& p) noexcept {
-    return p.count_;
   }
 };
 
@@ -166,6 +195,16 @@ class shared_ptr : public detail::counted_ptr<shared_ptr<T>, std::remove_extent_
   template <class D>
     requires(std::is_move_constructible_v<D> && std::is_invocable_v<D&, std::nullptr_t&>)
   shared_ptr(std::nullptr_t p, D d) : base(nullptr, detail::adopt(p, std::move(d))) {}
+  // With an allocator: a copy of a allocates the control block (and frees it).
+  template <class Y, class D, class A>
+    requires(detail::adoptable_ptr<Y, T>() && std::is_move_constructible_v<D> &&
+             std::is_invocable_v<D&, Y*&>)
+  shared_ptr(Y* p, D d, A a) : base(p, detail::adopt(p, std::move(d), a)) {
+    share_this_with(p);
+  }
+  template <class D, class A>
+    requires(std::is_move_constructible_v<D> && std::is_invocable_v<D&, std::nullptr_t&>)
+  shared_ptr(std::nullptr_t p, D d, A a) : base(nullptr, detail::adopt(p, std::move(d), a)) {}
 
   // Aliasing: shares r's ownership, points at p.
   template <class Y>
@@ -200,9 +239,11 @@ class shared_ptr : public detail::counted_ptr<shared_ptr<T>, std::remove_extent_
     if (!r) return;
     using held = std::conditional_t<std::is_reference_v<D>,
                                     std::reference_wrapper<std::remove_reference_t<D>>, D>;
-    using block = detail::shared_count_ptr<typename unique_ptr<Y, D>::pointer, held>;
-    void* room = ::operator new(sizeof(block));  // if this throws, r still owns
-    count_ = ::new (room) block(r.get(), held(std::forward<D>(r.get_deleter())));
+    using block = detail::shared_count_ptr<typename unique_ptr<Y, D>::pointer, held,
+                                           detail::default_block_allocator>;
+    // If this throws, r still owns.
+    count_ = detail::new_block<block>(detail::default_block_allocator(), sizeof(block), r.get(),
+                                      held(std::forward<D>(r.get_deleter())));
     ptr_ = r.get();
     if constexpr (std::is_same_v<typename unique_ptr<Y, D>::pointer, Y*>) {
       share_this_with(r.release());
@@ -234,6 +275,11 @@ class shared_ptr : public detail::counted_ptr<shared_ptr<T>, std::remove_extent_
     requires std::is_constructible_v<shared_ptr, Y*, D>
   void reset(Y* p, D d) {
     shared_ptr(p, std::move(d)).swap(*this);
+  }
+  template <class Y, class D, class A>
+    requires std::is_constructible_v<shared_ptr, Y*, D, A>
+  void reset(Y* p, D d, A a) {
+    shared_ptr(p, std::move(d), std::move(a)).swap(*this);
   }
 
   void swap(shared_ptr& r) noexcept { this->swap_with(r); }
@@ -327,7 +373,7 @@ class weak_ptr : public detail::counted_ptr<weak_ptr<T>, std::remove_extent_t<T>
   // never one of an object being destroyed.
   shared_ptr<T> lock() const noexcept {
     if (count_ == nullptr || !count_->add_owner_if_alive()) return shared_ptr<T>();
-    return detail::shared_access::adopt_counted<T>(ptr_, count_);
+    return detail::shared_access::adopt_counted<shared_ptr<T>>(ptr_, count_);
   }
 
  private:
@@ -341,8 +387,9 @@ class weak_ptr : public detail::counted_ptr<weak_ptr<T>, std::remove_extent_t<T>
   void watch() noexcept {
     if (count_ != nullptr) count_->add_watcher();
   }
-  // enable_shared_from_this: watch `count` through p.
-  void assign(element_type* p, detail::shared_count* count) noexcept {
+  // enable_shared_from_this: watch `count` through p. (Not named assign:
+  // that would hide counted_ptr::assign, which operator= needs.)
+  void watch_through(element_type* p, detail::shared_count* count) noexcept {
     count->add_watcher();
     if (count_ != nullptr) count_->drop_watcher();
     ptr_ = p;
@@ -385,46 +432,11 @@ class enable_shared_from_this {
   }
   // The first owner of *this is the one shared_from_this() shares.
   void weak_assign(T* p, detail::shared_count* count) const noexcept {
-    if (weak_this_.expired()) weak_this_.assign(p, count);
+    if (weak_this_.expired()) weak_this_.watch_through(p, count);
   }
 
   mutable weak_ptr<T> weak_this_;
 };
-
-// make_shared: one allocation for the block and the object. Arrays are two
-// (a new[] and a block); make_shared<T[]>(n, value) is not provided.
-template <class T, class... Args>
-  requires(!std::is_array_v<T>)
-shared_ptr<T> make_shared(Args&&... args) {
-  auto* block = new detail::shared_count_inplace<T>(std::forward<Args>(args)...);
-  return detail::shared_access::share_new<T>(block->object(), block);
-}
-template <class T>
-  requires(!std::is_array_v<T>)
-shared_ptr<T> make_shared_for_overwrite() {
-  auto* block = new detail::shared_count_inplace<T>(detail::for_overwrite_t{});
-  return detail::shared_access::share_new<T>(block->object(), block);
-}
-template <class T>
-  requires std::is_unbounded_array_v<T>
-shared_ptr<T> make_shared(std::size_t n) {
-  return shared_ptr<T>(new std::remove_extent_t<T>[n]());
-}
-template <class T>
-  requires std::is_bounded_array_v<T>
-shared_ptr<T> make_shared() {
-  return shared_ptr<T>(new std::remove_extent_t<T>[std::extent_v<T>]());
-}
-template <class T>
-  requires std::is_unbounded_array_v<T>
-shared_ptr<T> make_shared_for_overwrite(std::size_t n) {
-  return shared_ptr<T>(new std::remove_extent_t<T>[n]);
-}
-template <class T>
-  requires std::is_bounded_array_v<T>
-shared_ptr<T> make_shared_for_overwrite() {
-  return shared_ptr<T>(new std::remove_extent_t<T>[std::extent_v<T>]);
-}
 
 template <class D, class T>
 D* get_deleter(const shared_ptr<T>& p) noexcept {

@@ -13,7 +13,10 @@
 #error "dstd's headers are tested with libstdc++ 12 (GCC 12) only: they use its internal headers"
 #endif
 
-#include <bits/atomic_base.h>  // std::memory_order and its constants
+#include <bits/alloc_traits.h>  // std::allocator_traits (allocate_shared)
+#include <bits/allocator.h>    // std::allocator (make_shared's allocator)
+#include <bits/atomic_base.h>  // std::memory_order and its constants, std::atomic_thread_fence
+#include <bits/ptr_traits.h>   // std::pointer_traits, std::to_address (allocators' pointers)
 #include <bits/unique_lock.h>  // std::unique_lock; lock_guard and the lock tags (bits/std_mutex.h)
 
 // std::cv_status is defined in <condition_variable> itself; its opaque
