@@ -192,6 +192,10 @@
  *       P1, P1' or P2).
  */
 
+#if defined(GROUP) && (defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED))
+#error "GROUP replaces the single-page fault these BUG_ variants change"
+#endif
+
 /* ---------------------------------------------------------------- bounds */
 #ifndef NCS0
 #define NCS0  1         /* critical sections of node 0                    */
@@ -325,6 +329,120 @@ inline fetch(p)
 #endif
 }
 
+/* ------------------------------------------------- multi-page fetches */
+
+/* page_directory::try_lock_in(p, invalid), as lock_invalid_pages calls it:
+ * one CAS that takes the lock only if the page is unlocked and invalid;
+ * pages homed here are skipped.  The page joins lk, the pages this thread
+ * locked for one fetch.  BUG_TRY_LOCK_ANY_STATE: the CAS looks at the
+ * lock bit only. */
+inline try_lock_invalid(p)
+{
+  if
+#ifdef BUG_TRY_LOCK_ANY_STATE
+  :: HOME(p) != n && F.pl[p] == 0 ->
+#else
+  :: HOME(p) != n && F.pl[p] == 0 && F.st[p] == INVALID ->
+#endif
+     F.pl[p] = ME;
+     lk = lk | BIT(p)
+  :: else -> skip
+  fi
+}
+
+/* One step of fetch_pages' read of page p (got: its bytes read so far):
+ * the whole page, or with FETCH_BYTEWISE one byte. */
+inline read_more(p, got)
+{
+#ifdef FETCH_BYTEWISE
+  F.c[p*PS+got] = master[p*PS+got];
+  got++
+#else
+  F.c[p*PS+0] = master[p*PS+0];
+  F.c[p*PS+1] = master[p*PS+1];
+  F.c[p*PS+2] = master[p*PS+2];
+  got = PS
+#endif
+}
+
+/* list_and_fetch(lk): push each page on cached, in index order, one step
+ * each (the fence after them is the model's sequential consistency); then
+ * fetch_pages' reads, all in flight at once, so in any order: one step per
+ * page, or with FETCH_BYTEWISE one per byte, the two pages' bytes
+ * interleaved in any way.  BUG_LIST_AFTER_FETCH: the pushes come after the
+ * reads (and after the protect: in make_readable). */
+inline list_and_fetch()
+{
+#ifndef BUG_LIST_AFTER_FETCH
+  if :: lk & BIT(0) -> atomic { push_cached(0) } :: else -> skip fi;
+  if :: lk & BIT(1) -> atomic { push_cached(1) } :: else -> skip fi;
+#endif
+  do
+  :: atomic { lk & BIT(0) && got0 < PS -> read_more(0, got0) }
+  :: atomic { lk & BIT(1) && got1 < PS -> read_more(1, got1) }
+  :: else -> break
+  od;
+  got0 = 0; got1 = 0
+}
+
+/* fetch_pages' protect_runs(PROT_READ) of lk, then unlock(read_only) of
+ * every page of lk but, on a write (op 1), KEEP: the faulting page, which
+ * goes on to its twin (NP: none).  One step: every part adds rights or
+ * unlocks. */
+inline make_readable(KEEP)
+{
+  atomic {
+    q = 0;
+    do
+    :: q < NP ->
+       if
+       :: lk & BIT(q) ->
+#ifdef BUG_LIST_AFTER_FETCH
+          push_cached(q);
+#endif
+          F.pr[q] = P_READ;
+          F.st[q] = READ_ONLY;
+          if :: q != KEEP || op == 0 -> F.pl[q] = 0 :: else -> skip fi
+       :: else -> skip
+       fi;
+       q++
+    :: else -> break
+    od;
+    q = 0
+  }
+}
+
+/* coherence::prefetch(both pages), by a thread that holds no page lock:
+ * lock_invalid_pages over the range (try-locks, in address order, one
+ * step each), nothing locked -> return; else list_and_fetch, then
+ * protect and unlock every page as read_only. */
+inline prefetch()
+{
+  atomic { try_lock_invalid(0) };
+  atomic { try_lock_invalid(1) };
+  if
+  :: lk != 0 ->
+     list_and_fetch();
+     make_readable(NP);
+     lk = 0
+  :: else -> skip
+  fi
+}
+
+/* PREFETCH: after an acquire (a lock, a flag's load: a channel receive
+ * in the code), a worker of node 2 may prefetch both pages. */
+inline maybe_prefetch()
+{
+#ifdef PREFETCH
+  if
+  :: skip
+  :: prefetch()
+  fi
+#else
+  skip
+#endif
+}
+
 /* The load or store itself, and the checks (P1, P1'). */
 inline do_access(i)
 {
@@ -366,7 +484,10 @@ inline access(i, CH)
           F.pl[pg] = ME;
           if
           :: F.st[pg] == INVALID ->
-#if !defined(BUG_PUSH_CACHED_AFTER_FETCH)
+#if defined(GROUP)
+             lk = BIT(pg);                      /* fetch_for_fault: the  */
+             try_lock_invalid(1 - pg);          /* group's other page    */
+#elif !defined(BUG_PUSH_CACHED_AFTER_FETCH)
              push_cached(pg);                   /* issue 10's fix        */
 #endif
 #ifdef BUG_FETCH_UNLOCKED
@@ -397,7 +518,11 @@ inline access(i, CH)
           fi;
           b0 = 0; b1 = 0; b2 = 0
         };
-#else
+#elif defined(GROUP)
+        list_and_fetch();                       /* pushes, fence, reads  */
+        make_readable(pg);                      /* protect; unlock the   */
+        lk = 0;                                 /* neighbour (a read:    */
+#else                                           /* the page too)         */
         fetch(pg);
         atomic {
           F.pr[pg] = P_READ;                    /* protect(PROT_READ)    */
@@ -700,7 +825,9 @@ inline exit_thread()
   bit  wf;              /* BUG_PUSH_DIRTY_AFTER_PROTECT: push + unlock next */ \
   bit  fv;              /* MP: the flag's value                            */ \
   bit  rt;              /* access: retried after a fault (i, op chosen)    */ \
-  byte b0, b1, b2       /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */
+  byte b0, b1, b2;      /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */ \
+  byte lk;              /* pages locked for one multi-page fetch (a set)   */ \
+  byte got0, got1       /* FETCH_BYTEWISE: bytes of page 0 / 1 read so far */
 
 /* Thread A or B of node 2: every step as the code runs it. */
 proctype worker(byte n; byte t)
@@ -711,11 +838,13 @@ proctype worker(byte n; byte t)
   :: t == 2 ->                  /* reader: flag[1], byte 0 (flag[0], 4)  */
      atomic { fv = flag[1] };   /* flag[1].load(acquire)                 */
      acquire(0);
+     maybe_prefetch();
      if :: fv -> i = 0; op = 0; access(i, 0) :: else fi;
      fv = 0;
 #if MP == 2
      atomic { fv = flag[0] };   /* flag[0].load(acquire)                 */
      acquire(0);
+     maybe_prefetch();
      if :: fv -> i = 4; op = 0; access(i, 0) :: else fi;
      fv = 0;
 #endif
@@ -724,6 +853,7 @@ proctype worker(byte n; byte t)
      do
      :: k < NCS2 ->
         acquire(1);             /* lock                                  */
+        maybe_prefetch();
         access(i, 1);
         release(1);             /* unlock                                */
         k++
@@ -738,7 +868,7 @@ proctype worker(byte n; byte t)
         :: skip
         :: release(0)
 #ifdef B_ACQUIRES
-        :: acquire(0)
+        :: acquire(0); maybe_prefetch()
 #endif
         fi;
         k++
