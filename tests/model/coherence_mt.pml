@@ -9,7 +9,9 @@
  * interleave at the granularity of the code, so that races between one
  * thread's fault and the other's acquire or release can be seen.  (The
  * model this file replaces locked every cached page at once in an
- * acquire, which the code never did, and so missed issue 10.)
+ * acquire, which the code never did, and so missed issue 10.)  With GROUP
+ * and PREFETCH it also runs the fetches that lock several pages at once:
+ * a fault's fetch of a tbox group, and prefetch after an acquire.
  *
  * Layout (as coherence.pml): 3 nodes, 2 pages of 3 bytes, home of page p =
  * node p; a home reads and writes its page in place (master[]):
@@ -64,6 +66,28 @@
  *          PROT_WRITE), unlock(dirty).  BUG_PUSH_DIRTY_AFTER_PROTECT, the
  *          code before the fix: push after the protect, F4 two steps.
  *     then the instruction is retried (next loop iteration).
+ *   GROUP, a fault of node 2 on an INVALID page (fetch_for_fault of a page
+ *     in a tbox group: here the 2 pages are one group.  In the code a
+ *     group's pages share one home; here they keep homes 0 and 1, and
+ *     node 2 homes neither.  The homes do not matter to the locking and
+ *     listing, only to how many reads fetch_pages posts, and those reads
+ *     run in any order anyway):
+ *       G1 F1's lock, then lock_invalid_pages: try_lock_in(other page,
+ *          invalid), a CAS that takes the lock only if the page is unlocked
+ *          AND invalid (lk = the pages locked)
+ *       G2 list_and_fetch: directory.cached.push of each page of lk in
+ *          index order, one step each; the fence; fetch_pages' reads, all
+ *          in flight at once: one step per page (or per byte with
+ *          FETCH_BYTEWISE), in any order
+ *       G3 fetch_pages' protect_runs(PROT_READ); unlock(read_only) of the
+ *          neighbour; on a read the faulting page's unlock too
+ *       then F4 on a write, as above.
+ *   PREFETCH, coherence::prefetch(both pages), which a worker of node 2
+ *     may call right after an acquire (A after locking the mutex or
+ *     loading a flag, B with B_ACQUIRES after its acquires; in the code:
+ *     after a channel receive): P1 try_lock_in(page 0, invalid), P2 the
+ *     same for page 1 (lock_invalid_pages, one CAS per step); none ->
+ *     return; else G2 (list_and_fetch), and G3 unlocking every page.
  *   release(): nothing_to_sync(false): R1 load dirty.empty(); if true,
  *     R2 load sync_in_progress; if false too, return.  Otherwise
  *     synchronized(): R3 lock sync_mutex, sync_in_progress = true;
@@ -91,7 +115,9 @@
  *   = release(), then the store at its home; load = the load at its home,
  *   then acquire().
  * Not modelled: the chunking of take_all (4096 pages), the static
- * region's per-node bytes, the twin pool, counters, weak memory orders
+ * region's per-node bytes and its single-page fetch (fetch_static_page;
+ * lock_invalid_pages skips that region), prefetch's range arithmetic
+ * (widening to whole groups, max_prefetch_bytes), the twin pool, counters, weak memory orders
  * (the model is sequentially consistent: the code's seq_cst fences after
  * the list pushes and at the start of nothing_to_sync, and its seq_cst
  * sync_in_progress accesses, are what make that valid), the chaos delays
@@ -122,9 +148,17 @@
  *   Further simplifications, each with a reason:
  *   - D2 / I2 lock one page per step where the code locks all pages
  *     taken, then protects them, then diffs / unlocks them one by one:
- *     since no other thread ever holds two page locks (only the
- *     sync_mutex holder does), the code's order is one atomic step by
+ *     since no other thread waits for a page lock while it holds one
+ *     (only the sync_mutex holder does; a fault's further locks and a
+ *     prefetch's are try-locks), the code's order is one atomic step by
  *     Lipton; one step per page allows more interleavings, not fewer.
+ *     A try_lock_in that fails on a page the sync_mutex holder has locked
+ *     would have failed on its state too: the lists hold only read_only
+ *     and dirty pages (a page is invalid on a list only while the fault
+ *     that listed it holds it), so the model's unlocking of each page
+ *     before the next is locked loses no failed try-lock.
+ *   - G1 takes the try-lock in the fault's step (R, then the CAS as the
+ *     step's N); G3's protect and unlocks only add rights and unlock.
  *   - A diff is sent at D2 rather than at send_and_wait: sending earlier
  *     only lets the home apply it earlier, which it may also not do.
  *   - Contents of INVALID frames are zeroed (fewer states; nobody reads
@@ -154,6 +188,8 @@
  *   NCS0, NCS1, NCS2, NFS2   program sizes (above); B_ACQUIRES; MP=1|2
  *   FETCH_BYTEWISE           fetches and refreshes read the home one byte
  *                            per step (a one-sided read is not atomic)
+ *   GROUP                    node 2's faults fetch the group (G1-G3)
+ *   PREFETCH                 node 2's workers may prefetch after acquires
  * Broken protocols (SPIN must find an error)
  *   BUG_PUSH_CACHED_AFTER_FETCH   issue 10: F1 does not push, F3 does.
  *       B's fetch is in flight; an acquire on A finds the lists empty (or
@@ -190,6 +226,13 @@
  *       write-protects it (dropping the twin) in a later step: B's store in
  *       between is in neither this diff nor the next twin (a lost write:
  *       P1, P1' or P2).
+ *   BUG_TRY_LOCK_ANY_STATE   (with GROUP) try_lock_in takes any unlocked
+ *       page: a group fault locks a read-only neighbour that is already
+ *       listed and pushes it again (P4), or fetches the home's copy over a
+ *       dirty neighbour, losing the node's writes (P1', P2).
+ *   BUG_LIST_AFTER_FETCH     (with GROUP or PREFETCH) list_and_fetch
+ *       pushes the pages after fetch_pages (in G3, with the protect, a
+ *       step coarser than such code): issue 10 on these paths (P1).
  */
 
 #if defined(GROUP) && (defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED))
