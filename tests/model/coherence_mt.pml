@@ -117,7 +117,8 @@
  * Not modelled: the chunking of take_all (4096 pages), the static
  * region's per-node bytes and its single-page fetch (fetch_static_page;
  * lock_invalid_pages skips that region), prefetch's range arithmetic
- * (widening to whole groups, max_prefetch_bytes), the twin pool, counters, weak memory orders
+ * (widening to whole groups, max_prefetch_bytes), the twin pool,
+ * counters, weak memory orders
  * (the model is sequentially consistent: the code's seq_cst fences after
  * the list pushes and at the start of nothing_to_sync, and its seq_cst
  * sync_in_progress accesses, are what make that valid), the chaos delays
@@ -226,16 +227,18 @@
  *       write-protects it (dropping the twin) in a later step: B's store in
  *       between is in neither this diff nor the next twin (a lost write:
  *       P1, P1' or P2).
- *   BUG_TRY_LOCK_ANY_STATE   (with GROUP) try_lock_in takes any unlocked
- *       page: a group fault locks a read-only neighbour that is already
- *       listed and pushes it again (P4), or fetches the home's copy over a
- *       dirty neighbour, losing the node's writes (P1', P2).
+ *   BUG_TRY_LOCK_ANY_STATE   (with GROUP; PREFETCH's try-locks too)
+ *       try_lock_in takes any unlocked page: a group fault locks a
+ *       read-only neighbour that is already listed and pushes it again
+ *       (P4), or fetches the home's copy over a dirty neighbour, losing
+ *       the node's writes (P1', P2).
  *   BUG_LIST_AFTER_FETCH     (with GROUP or PREFETCH) list_and_fetch
  *       pushes the pages after fetch_pages (in G3, with the protect, a
  *       step coarser than such code): issue 10 on these paths (P1).
  */
 
-#if defined(GROUP) && (defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED))
+#if defined(GROUP) && \
+    (defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED))
 #error "GROUP replaces the single-page fault these BUG_ variants change"
 #endif
 
@@ -563,9 +566,9 @@ inline access(i, CH)
         };
 #elif defined(GROUP)
         list_and_fetch();                       /* pushes, fence, reads  */
-        make_readable(pg);                      /* protect; unlock the   */
-        lk = 0;                                 /* neighbour (a read:    */
-#else                                           /* the page too)         */
+        make_readable(pg);                      /* protect, unlock       */
+        lk = 0;
+#else
         fetch(pg);
         atomic {
           F.pr[pg] = P_READ;                    /* protect(PROT_READ)    */
@@ -870,7 +873,7 @@ inline exit_thread()
   bit  rt;              /* access: retried after a fault (i, op chosen)    */ \
   byte b0, b1, b2;      /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */ \
   byte lk;              /* pages locked for one multi-page fetch (a set)   */ \
-  byte got0, got1       /* FETCH_BYTEWISE: bytes of page 0 / 1 read so far */
+  byte got0, got1       /* list_and_fetch: bytes of page 0 / 1 read so far */
 
 /* Thread A or B of node 2: every step as the code runs it. */
 proctype worker(byte n; byte t)
