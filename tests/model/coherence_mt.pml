@@ -9,7 +9,9 @@
  * interleave at the granularity of the code, so that races between one
  * thread's fault and the other's acquire or release can be seen.  (The
  * model this file replaces locked every cached page at once in an
- * acquire, which the code never did, and so missed issue 10.)
+ * acquire, which the code never did, and so missed issue 10.)  With GROUP
+ * and PREFETCH it also runs the fetches that lock several pages at once:
+ * a fault's fetch of a tbox group, and prefetch after an acquire.
  *
  * Layout (as coherence.pml): 3 nodes, 2 pages of 3 bytes, home of page p =
  * node p; a home reads and writes its page in place (master[]):
@@ -64,6 +66,28 @@
  *          PROT_WRITE), unlock(dirty).  BUG_PUSH_DIRTY_AFTER_PROTECT, the
  *          code before the fix: push after the protect, F4 two steps.
  *     then the instruction is retried (next loop iteration).
+ *   GROUP, a fault of node 2 on an INVALID page (fetch_for_fault of a page
+ *     in a tbox group: here the 2 pages are one group.  In the code a
+ *     group's pages share one home; here they keep homes 0 and 1, and
+ *     node 2 homes neither.  The homes do not matter to the locking and
+ *     listing, only to how many reads fetch_pages posts, and those reads
+ *     run in any order anyway):
+ *       G1 F1's lock, then lock_invalid_pages: try_lock_in(other page,
+ *          invalid), a CAS that takes the lock only if the page is unlocked
+ *          AND invalid (lk = the pages locked)
+ *       G2 list_and_fetch: directory.cached.push of each page of lk in
+ *          index order, one step each; the fence; fetch_pages' reads, all
+ *          in flight at once: one step per page (or per byte with
+ *          FETCH_BYTEWISE), in any order
+ *       G3 fetch_pages' protect_runs(PROT_READ); unlock(read_only) of the
+ *          neighbour; on a read the faulting page's unlock too
+ *       then F4 on a write, as above.
+ *   PREFETCH, coherence::prefetch(both pages), which a worker of node 2
+ *     may call right after an acquire (A after locking the mutex or
+ *     loading a flag, B with B_ACQUIRES after its acquires; in the code:
+ *     after a channel receive): P1 try_lock_in(page 0, invalid), P2 the
+ *     same for page 1 (lock_invalid_pages, one CAS per step); none ->
+ *     return; else G2 (list_and_fetch), and G3 unlocking every page.
  *   release(): nothing_to_sync(false): R1 load dirty.empty(); if true,
  *     R2 load sync_in_progress; if false too, return.  Otherwise
  *     synchronized(): R3 lock sync_mutex, sync_in_progress = true;
@@ -91,7 +115,10 @@
  *   = release(), then the store at its home; load = the load at its home,
  *   then acquire().
  * Not modelled: the chunking of take_all (4096 pages), the static
- * region's per-node bytes, the twin pool, counters, weak memory orders
+ * region's per-node bytes and its single-page fetch (fetch_static_page;
+ * lock_invalid_pages skips that region), prefetch's range arithmetic
+ * (widening to whole groups, max_prefetch_bytes), the twin pool,
+ * counters, weak memory orders
  * (the model is sequentially consistent: the code's seq_cst fences after
  * the list pushes and at the start of nothing_to_sync, and its seq_cst
  * sync_in_progress accesses, are what make that valid), the chaos delays
@@ -122,9 +149,17 @@
  *   Further simplifications, each with a reason:
  *   - D2 / I2 lock one page per step where the code locks all pages
  *     taken, then protects them, then diffs / unlocks them one by one:
- *     since no other thread ever holds two page locks (only the
- *     sync_mutex holder does), the code's order is one atomic step by
+ *     since no other thread waits for a page lock while it holds one
+ *     (only the sync_mutex holder does; a fault's further locks and a
+ *     prefetch's are try-locks), the code's order is one atomic step by
  *     Lipton; one step per page allows more interleavings, not fewer.
+ *     A try_lock_in that fails on a page the sync_mutex holder has locked
+ *     would have failed on its state too: the lists hold only read_only
+ *     and dirty pages (a page is invalid on a list only while the fault
+ *     that listed it holds it), so the model's unlocking of each page
+ *     before the next is locked loses no failed try-lock.
+ *   - G1 takes the try-lock in the fault's step (R, then the CAS as the
+ *     step's N); G3's protect and unlocks only add rights and unlock.
  *   - A diff is sent at D2 rather than at send_and_wait: sending earlier
  *     only lets the home apply it earlier, which it may also not do.
  *   - Contents of INVALID frames are zeroed (fewer states; nobody reads
@@ -154,6 +189,8 @@
  *   NCS0, NCS1, NCS2, NFS2   program sizes (above); B_ACQUIRES; MP=1|2
  *   FETCH_BYTEWISE           fetches and refreshes read the home one byte
  *                            per step (a one-sided read is not atomic)
+ *   GROUP                    node 2's faults fetch the group (G1-G3)
+ *   PREFETCH                 node 2's workers may prefetch after acquires
  * Broken protocols (SPIN must find an error)
  *   BUG_PUSH_CACHED_AFTER_FETCH   issue 10: F1 does not push, F3 does.
  *       B's fetch is in flight; an acquire on A finds the lists empty (or
@@ -190,7 +227,20 @@
  *       write-protects it (dropping the twin) in a later step: B's store in
  *       between is in neither this diff nor the next twin (a lost write:
  *       P1, P1' or P2).
+ *   BUG_TRY_LOCK_ANY_STATE   (with GROUP; PREFETCH's try-locks too)
+ *       try_lock_in takes any unlocked page: a group fault locks a
+ *       read-only neighbour that is already listed and pushes it again
+ *       (P4), or fetches the home's copy over a dirty neighbour, losing
+ *       the node's writes (P1', P2).
+ *   BUG_LIST_AFTER_FETCH     (with GROUP or PREFETCH) list_and_fetch
+ *       pushes the pages after fetch_pages (in G3, with the protect, a
+ *       step coarser than such code): issue 10 on these paths (P1).
  */
+
+#if defined(GROUP) && \
+    (defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED))
+#error "GROUP replaces the single-page fault these BUG_ variants change"
+#endif
 
 /* ---------------------------------------------------------------- bounds */
 #ifndef NCS0
@@ -325,6 +375,120 @@ inline fetch(p)
 #endif
 }
 
+/* ------------------------------------------------- multi-page fetches */
+
+/* page_directory::try_lock_in(p, invalid), as lock_invalid_pages calls it:
+ * one CAS that takes the lock only if the page is unlocked and invalid;
+ * pages homed here are skipped.  The page joins lk, the pages this thread
+ * locked for one fetch.  BUG_TRY_LOCK_ANY_STATE: the CAS looks at the
+ * lock bit only. */
+inline try_lock_invalid(p)
+{
+  if
+#ifdef BUG_TRY_LOCK_ANY_STATE
+  :: HOME(p) != n && F.pl[p] == 0 ->
+#else
+  :: HOME(p) != n && F.pl[p] == 0 && F.st[p] == INVALID ->
+#endif
+     F.pl[p] = ME;
+     lk = lk | BIT(p)
+  :: else -> skip
+  fi
+}
+
+/* One step of fetch_pages' read of page p (got: its bytes read so far):
+ * the whole page, or with FETCH_BYTEWISE one byte. */
+inline read_more(p, got)
+{
+#ifdef FETCH_BYTEWISE
+  F.c[p*PS+got] = master[p*PS+got];
+  got++
+#else
+  F.c[p*PS+0] = master[p*PS+0];
+  F.c[p*PS+1] = master[p*PS+1];
+  F.c[p*PS+2] = master[p*PS+2];
+  got = PS
+#endif
+}
+
+/* list_and_fetch(lk): push each page on cached, in index order, one step
+ * each (the fence after them is the model's sequential consistency); then
+ * fetch_pages' reads, all in flight at once, so in any order: one step per
+ * page, or with FETCH_BYTEWISE one per byte, the two pages' bytes
+ * interleaved in any way.  BUG_LIST_AFTER_FETCH: the pushes come after the
+ * reads (and after the protect: in make_readable). */
+inline list_and_fetch()
+{
+#ifndef BUG_LIST_AFTER_FETCH
+  if :: lk & BIT(0) -> atomic { push_cached(0) } :: else -> skip fi;
+  if :: lk & BIT(1) -> atomic { push_cached(1) } :: else -> skip fi;
+#endif
+  do
+  :: atomic { lk & BIT(0) && got0 < PS -> read_more(0, got0) }
+  :: atomic { lk & BIT(1) && got1 < PS -> read_more(1, got1) }
+  :: else -> break
+  od;
+  got0 = 0; got1 = 0
+}
+
+/* fetch_pages' protect_runs(PROT_READ) of lk, then unlock(read_only) of
+ * every page of lk but, on a write (op 1), KEEP: the faulting page, which
+ * goes on to its twin (NP: none).  One step: every part adds rights or
+ * unlocks. */
+inline make_readable(KEEP)
+{
+  atomic {
+    q = 0;
+    do
+    :: q < NP ->
+       if
+       :: lk & BIT(q) ->
+#ifdef BUG_LIST_AFTER_FETCH
+          push_cached(q);
+#endif
+          F.pr[q] = P_READ;
+          F.st[q] = READ_ONLY;
+          if :: q != KEEP || op == 0 -> F.pl[q] = 0 :: else -> skip fi
+       :: else -> skip
+       fi;
+       q++
+    :: else -> break
+    od;
+    q = 0
+  }
+}
+
+/* coherence::prefetch(both pages), by a thread that holds no page lock:
+ * lock_invalid_pages over the range (try-locks, in address order, one
+ * step each), nothing locked -> return; else list_and_fetch, then
+ * protect and unlock every page as read_only. */
+inline prefetch()
+{
+  atomic { try_lock_invalid(0) };
+  atomic { try_lock_invalid(1) };
+  if
+  :: lk != 0 ->
+     list_and_fetch();
+     make_readable(NP);
+     lk = 0
+  :: else -> skip
+  fi
+}
+
+/* PREFETCH: after an acquire (a lock, a flag's load: a channel receive
+ * in the code), a worker of node 2 may prefetch both pages. */
+inline maybe_prefetch()
+{
+#ifdef PREFETCH
+  if
+  :: skip
+  :: prefetch()
+  fi
+#else
+  skip
+#endif
+}
+
 /* The load or store itself, and the checks (P1, P1'). */
 inline do_access(i)
 {
@@ -366,7 +530,10 @@ inline access(i, CH)
           F.pl[pg] = ME;
           if
           :: F.st[pg] == INVALID ->
-#if !defined(BUG_PUSH_CACHED_AFTER_FETCH)
+#if defined(GROUP)
+             lk = BIT(pg);                      /* fetch_for_fault: the  */
+             try_lock_invalid(1 - pg);          /* group's other page    */
+#elif !defined(BUG_PUSH_CACHED_AFTER_FETCH)
              push_cached(pg);                   /* issue 10's fix        */
 #endif
 #ifdef BUG_FETCH_UNLOCKED
@@ -397,6 +564,10 @@ inline access(i, CH)
           fi;
           b0 = 0; b1 = 0; b2 = 0
         };
+#elif defined(GROUP)
+        list_and_fetch();                       /* pushes, fence, reads  */
+        make_readable(pg);                      /* protect, unlock       */
+        lk = 0;
 #else
         fetch(pg);
         atomic {
@@ -700,7 +871,9 @@ inline exit_thread()
   bit  wf;              /* BUG_PUSH_DIRTY_AFTER_PROTECT: push + unlock next */ \
   bit  fv;              /* MP: the flag's value                            */ \
   bit  rt;              /* access: retried after a fault (i, op chosen)    */ \
-  byte b0, b1, b2       /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */
+  byte b0, b1, b2;      /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */ \
+  byte lk;              /* pages locked for one multi-page fetch (a set)   */ \
+  byte got0, got1       /* list_and_fetch: bytes of page 0 / 1 read so far */
 
 /* Thread A or B of node 2: every step as the code runs it. */
 proctype worker(byte n; byte t)
@@ -711,11 +884,13 @@ proctype worker(byte n; byte t)
   :: t == 2 ->                  /* reader: flag[1], byte 0 (flag[0], 4)  */
      atomic { fv = flag[1] };   /* flag[1].load(acquire)                 */
      acquire(0);
+     maybe_prefetch();
      if :: fv -> i = 0; op = 0; access(i, 0) :: else fi;
      fv = 0;
 #if MP == 2
      atomic { fv = flag[0] };   /* flag[0].load(acquire)                 */
      acquire(0);
+     maybe_prefetch();
      if :: fv -> i = 4; op = 0; access(i, 0) :: else fi;
      fv = 0;
 #endif
@@ -724,6 +899,7 @@ proctype worker(byte n; byte t)
      do
      :: k < NCS2 ->
         acquire(1);             /* lock                                  */
+        maybe_prefetch();
         access(i, 1);
         release(1);             /* unlock                                */
         k++
@@ -738,7 +914,7 @@ proctype worker(byte n; byte t)
         :: skip
         :: release(0)
 #ifdef B_ACQUIRES
-        :: acquire(0)
+        :: acquire(0); maybe_prefetch()
 #endif
         fi;
         k++
