@@ -81,8 +81,11 @@ stack_span allocate_stack(std::size_t usable) {
   }
   const std::uint64_t area = s.partition_bytes / layout::stack_area_divisor;
   if (total > area - stack_used) {
-    fatal("the fiber stack area (%llu MiB) is full; raise --partition-gb",
-          static_cast<unsigned long long>(area >> 20));
+    fatal("the fiber stack area (%llu MiB) is full: no room for a stack of %llu KiB (plus its %llu KiB "
+          "guard); raise --partition-gb or lower DSTD_STACK_KB",
+          static_cast<unsigned long long>(area >> 20),
+          static_cast<unsigned long long>((total - layout::stack_guard_bytes) >> 10),
+          static_cast<unsigned long long>(layout::stack_guard_bytes >> 10));
   }
   stack_used += total;
   stack_span span;
