@@ -5,7 +5,8 @@
 //   bigframe: recursion to within 200 KiB of the end of the stack, then one
 //             300 KiB frame whose lowest byte is written first: it lands
 //             past the end, beyond a one-page guard.
-// A neighbouring thread on the same node sits on its own stack meanwhile.
+// A neighbouring thread on the same node, whose stack is right below,
+// sits on its own stack meanwhile.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -39,16 +40,27 @@ std::uintptr_t stack_start = 0;                   // an address near the top of 
 int main(int argc, char** argv) {
   const bool bigframe = argc > 1 && std::strcmp(argv[1], "bigframe") == 0;
   const dstd::node_id last = dstd::node_count() - 1;
+  dstd::atomic<bool> neighbour_ready{false};
   dstd::atomic<bool> done{false};
-  dstd::thread neighbour = dstd::spawn_on(last, [&done] {
-    volatile std::uint8_t mine[64 * 1024];
-    for (std::size_t i = 0; i < sizeof mine; ++i) mine[i] = 0xab;
-    while (!done.load()) dstd::this_thread::yield();
-  });
-  dstd::thread t = dstd::spawn_on(last, [bigframe] {
+  // Spawned first, so its stack is carved first: the neighbour's is the one
+  // right below it, where an overflow past a too-small guard would write.
+  dstd::thread t = dstd::spawn_on(last, [bigframe, &neighbour_ready] {
+    while (!neighbour_ready.load()) dstd::this_thread::yield();
     int top = 0;
     stack_start = reinterpret_cast<std::uintptr_t>(&top);
     std::printf("returned %d\n", recurse(0, bigframe));
+  });
+  dstd::thread neighbour = dstd::spawn_on(last, [&neighbour_ready, &done] {
+    volatile std::uint8_t mine[512 * 1024];  // covers where a 300 KiB jump lands
+    for (std::size_t i = 0; i < sizeof mine; ++i) mine[i] = 0xab;
+    neighbour_ready = true;
+    while (!done.load()) dstd::this_thread::yield();
+    for (std::size_t i = 0; i < sizeof mine; ++i) {
+      if (mine[i] != 0xab) {
+        std::puts("the neighbour's stack was overwritten");
+        break;
+      }
+    }
   });
   t.join();
   done = true;
