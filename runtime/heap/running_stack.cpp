@@ -52,7 +52,7 @@ void report_if_stack_overflow(std::uintptr_t fault) noexcept {
   const auto id = running_id != nullptr ? reinterpret_cast<std::uint64_t>(*running_id) : 0;
   const unsigned node = ensure_address_space().self;
   if (id == 0) {  // main's fiber, whose id lives elsewhere
-    fatal("stack overflow in thread main on node %u (stack %llu KiB; raise the stack rlimit)",
+    fatal("stack overflow in thread main on node %u (stack %llu KiB; raise ulimit -s)",
           node, kib);
   }
   constexpr int serial_bits = 40;

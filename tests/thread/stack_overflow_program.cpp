@@ -20,11 +20,16 @@ namespace {
 constexpr std::uintptr_t stack_bytes = 8u << 20;  // the default DSTD_STACK_KB
 std::uintptr_t stack_start = 0;                   // an address near the top of the thread's stack
 
+// 0, but the compiler cannot know it: the whole array must be in the frame
+// (clang keeps only the elements a constant index names).
+volatile std::size_t lowest = 0;
+
 [[gnu::noinline]] int big_frame(int seed) {
   volatile std::uint8_t frame[300 * 1024];
-  frame[0] = static_cast<std::uint8_t>(seed);  // the lowest address first
-  frame[sizeof frame - 1] = static_cast<std::uint8_t>(seed + 1);
-  return frame[0] + frame[sizeof frame - 1];
+  const std::size_t low = lowest;
+  frame[low] = static_cast<std::uint8_t>(seed);  // the lowest address first
+  frame[sizeof frame - 1 - low] = static_cast<std::uint8_t>(seed + 1);
+  return frame[low] + frame[sizeof frame - 1 - low];
 }
 
 [[gnu::noinline]] int recurse(int depth, bool stop_near_end) {
