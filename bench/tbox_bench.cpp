@@ -29,6 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include "examples/linked_list.hpp"
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -75,29 +77,9 @@ void dereference(int runs) {
 
 // --- 1. the list -----------------------------------------------------------
 
-template <template <class> class Box>
-struct element {
-  long value;
-  Box<element> next;
-};
+using linked_list::element;
 template <class T>
 using std_box = std::unique_ptr<T>;
-
-template <template <class> class Box, class Make>
-Box<element<Box>> build(long n, Make make) {
-  Box<element<Box>> head;
-  Box<element<Box>>* tail = &head;
-  for (long v = 1; v <= n; ++v) {
-    *tail = make(v);
-    tail = &(*tail)->next;
-  }
-  return head;
-}
-
-template <template <class> class Box>
-void destroy(Box<element<Box>>& head) {
-  while (head) head = std::move(head->next);
-}
 
 struct walk {
   double micros = 0;
@@ -122,10 +104,10 @@ walk sum_on(dstd::node_id node, const Box<element<Box>>& head, long n) {
 }
 
 void list_sum(long n, int runs) {
-  auto boxes = build<dstd::tbox>(n, [](long v) {
+  auto boxes = linked_list::build<dstd::tbox>(n, [](long v) {
     return dstd::make_tbox<element<dstd::tbox>>(element<dstd::tbox>{v, nullptr});
   });
-  auto uniques = build<std_box>(n, [](long v) {
+  auto uniques = linked_list::build<std_box>(n, [](long v) {
     return std::make_unique<element<std_box>>(element<std_box>{v, nullptr});
   });
   std::vector<double> tb, up, local;
@@ -148,8 +130,8 @@ void list_sum(long n, int runs) {
               static_cast<unsigned long long>(last_up.faults));
   std::printf("| %-40s | %10.0f | %8d | %8d |\n", "std::unique_ptr, node 0 (one process)",
               median(local), 0, 0);
-  destroy<dstd::tbox>(boxes);
-  destroy<std_box>(uniques);
+  linked_list::destroy<dstd::tbox>(boxes);
+  linked_list::destroy<std_box>(uniques);
 }
 
 // --- 2. ownership hints ----------------------------------------------------

@@ -17,34 +17,13 @@
 #include <memory>
 #include <utility>
 
+#include "linked_list.hpp"
+
 namespace {
 
-template <template <class> class Box>
-struct element {
-  long value;
-  Box<element> next;
-};
-
+using linked_list::element;
 template <class T>
 using std_box = std::unique_ptr<T>;
-
-// 1..n, built at the tail, as DRust's listing does.
-template <template <class> class Box, class Make>
-Box<element<Box>> build(long n, Make make) {
-  Box<element<Box>> head;
-  Box<element<Box>>* tail = &head;
-  for (long v = 1; v <= n; ++v) {
-    *tail = make(v);
-    tail = &(*tail)->next;
-  }
-  return head;
-}
-
-// Iteratively: a recursive destructor would need a frame per element.
-template <template <class> class Box>
-void destroy(Box<element<Box>>& head) {
-  while (head) head = std::move(head->next);
-}
 
 struct walk {
   long sum = 0;
@@ -87,10 +66,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const dstd::node_id reader = dstd::node_count() > 2 ? 2 : dstd::node_count() - 1;
-  auto boxes = build<dstd::tbox>(n, [](long v) {
+  auto boxes = linked_list::build<dstd::tbox>(n, [](long v) {
     return dstd::make_tbox<element<dstd::tbox>>(element<dstd::tbox>{v, nullptr});
   });
-  auto uniques = build<std_box>(n, [](long v) {
+  auto uniques = linked_list::build<std_box>(n, [](long v) {
     return std::make_unique<element<std_box>>(element<std_box>{v, nullptr});
   });
   std::printf("a list of %ld elements built on node 0, summed on node %u\n", n, reader);
@@ -101,8 +80,8 @@ int main(int argc, char** argv) {
   const std::uint64_t bf = b.after.fetches - b.before.fetches;
   const std::uint64_t uf = u.after.fetches - u.before.fetches;
   if (bf > 0) std::printf("the tbox list took %.1fx fewer fetches\n", double(uf) / double(bf));
-  destroy<dstd::tbox>(boxes);
-  destroy<std_box>(uniques);
+  linked_list::destroy<dstd::tbox>(boxes);
+  linked_list::destroy<std_box>(uniques);
   const long expected = n * (n + 1) / 2;
   if (b.sum != expected || u.sum != expected) {
     std::fprintf(stderr, "wrong sum: expected %ld\n", expected);

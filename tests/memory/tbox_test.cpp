@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "examples/linked_list.hpp"
 #include "tests/memory/counted.hpp"
 
 namespace {
@@ -110,27 +111,7 @@ TEST(TboxDeathTest, ReallocOrUsableSizeOfAPointeeIsAClearError) {
 // --- Groups: DRust's Listing 3, a list built on node 0 and summed elsewhere
 
 template <template <class> class Box>
-struct list_node {
-  long value;
-  Box<list_node> next;
-};
-
-// Builds value 1..n in order, each node the previous one's next.
-template <template <class> class Box, class Make>
-Box<list_node<Box>> build(long n, Make make) {
-  Box<list_node<Box>> head;
-  Box<list_node<Box>>* tail = &head;
-  for (long v = 1; v <= n; ++v) {
-    *tail = make(v);
-    tail = &(*tail)->next;
-  }
-  return head;
-}
-
-template <template <class> class Box>
-void destroy_iteratively(Box<list_node<Box>>& head) {
-  while (head) head = std::move(head->next);
-}
+using list_node = linked_list::element<Box>;
 
 struct walk_result {
   long sum = 0;
@@ -157,10 +138,10 @@ using unique_box = dstd::unique_ptr<T>;
 
 TEST(TboxAcrossNodes, AListWalkedFromAnotherNodeIsFetchedInGroups) {
   constexpr long n = 20000;  // 16 bytes a node: about 80 pages
-  auto boxes = build<dstd::tbox>(n, [](long v) {
+  auto boxes = linked_list::build<dstd::tbox>(n, [](long v) {
     return dstd::make_tbox<list_node<dstd::tbox>>(list_node<dstd::tbox>{v, nullptr});
   });
-  auto uniques = build<unique_box>(n, [](long v) {
+  auto uniques = linked_list::build<unique_box>(n, [](long v) {
     return dstd::make_unique<list_node<unique_box>>(list_node<unique_box>{v, nullptr});
   });
   const walk_result b = sum_on_last_node<dstd::tbox>(boxes);
@@ -179,8 +160,8 @@ TEST(TboxAcrossNodes, AListWalkedFromAnotherNodeIsFetchedInGroups) {
   } else {
     EXPECT_EQ(b.fetches + u.fetches, 0u);
   }
-  destroy_iteratively<dstd::tbox>(boxes);
-  destroy_iteratively<unique_box>(uniques);
+  linked_list::destroy<dstd::tbox>(boxes);
+  linked_list::destroy<unique_box>(uniques);
 }
 
 // --- The pointee lives where its tbox does -------------------------------
