@@ -11,13 +11,10 @@ namespace dstd::rt {
 
 class partition_stack {
  public:
-  // `record`, when given, is told the span (for set_running_stack).
-  explicit partition_stack(std::size_t usable, stack_span* record = nullptr)
-      : usable_(usable), record_(record) {}
+  explicit partition_stack(std::size_t usable) : usable_(usable) {}
 
   boost::context::stack_context allocate() {
     span_ = allocate_stack(usable_);
-    if (record_ != nullptr) *record_ = span_;
     boost::context::stack_context sc;
     sc.size = span_.usable();
     sc.sp = reinterpret_cast<void*>(span_.top);
@@ -27,7 +24,6 @@ class partition_stack {
 
  private:
   std::size_t usable_;
-  stack_span* record_;
   stack_span span_;
 };
 
