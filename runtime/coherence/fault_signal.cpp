@@ -18,6 +18,8 @@
 // SIG_DFL / SIG_IGN), the default disposition is restored and the access
 // faults again: the ordinary segmentation fault, as in a program without
 // dstd.
+#include "runtime/coherence/fault_signal.hpp"
+
 #include <dlfcn.h>
 #include <signal.h>
 #include <ucontext.h>
@@ -30,6 +32,7 @@
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/coherence/spin_lock.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/heap/running_stack.hpp"
 
 namespace dstd::rt::coherence {
 
@@ -90,6 +93,7 @@ void pass_to_program(int sig, siginfo_t* info, void* context) {
 void on_segv(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   const auto* uc = static_cast<const ucontext_t*>(context);
+  report_if_stack_overflow(reinterpret_cast<std::uintptr_t>(info->si_addr));  // ends the run
   const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 0x2) != 0;  // x86-64 page-fault W bit
   const bool handled = handle_fault(info->si_addr, write);
   errno = saved_errno;
@@ -99,11 +103,16 @@ void on_segv(int sig, siginfo_t* info, void* context) {
 }  // namespace
 
 void install_fault_handler() {
+  if (ours_installed) return;  // called at boot (main thread, before any other runs)
   struct sigaction action {}, previous {};
   action.sa_sigaction = on_segv;
   // SA_NODEFER: the program's handler, called from ours, may itself touch
   // global memory (its statics are shared) and fault on a cache frame.
-  action.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+  // SA_ONSTACK: a fault in a fiber stack's guard region (an overflow) has
+  // no stack left to run on; threads that run fibers have a signal stack
+  // (running_stack.hpp). The handler never parks (coherence.cpp's
+  // no_park_scope), so one signal stack per OS thread is enough.
+  action.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
   if (real_sigaction()(SIGSEGV, &action, &previous) != 0) {
     fatal("cannot install the page fault handler: %s", std::strerror(errno));

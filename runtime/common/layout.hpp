@@ -29,6 +29,11 @@ inline constexpr std::uint64_t static_region_max = 4ull << 30;
 // a stack address is a global address homed where the fiber was created.
 inline constexpr std::uint64_t stack_area_divisor = 8;
 
+// Below each fiber stack, an inaccessible guard region this big (reserved,
+// never committed). A frame larger than it could still jump it; 1 MiB is
+// more than any ordinary frame (a 300 KiB local array lands in the guard).
+inline constexpr std::uint64_t stack_guard_bytes = 1ull << 20;
+
 // tbox pointees (heap/group_heap.hpp) come from the 1/group_area_divisor of
 // each partition just below its stack area, cut into aligned groups of
 // group_bytes; a fault anywhere in a group fetches the whole group

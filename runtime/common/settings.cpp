@@ -14,7 +14,7 @@ settings parse() {
   settings s;
   s.workers = static_cast<unsigned>(
       env::number("DSTD_WORKERS", 1, 4096, std::max(1u, std::thread::hardware_concurrency())));
-  s.stack_bytes = env::number("DSTD_STACK_KB", 1, 4096, 1024) * 1024;
+  s.stack_bytes = env::number("DSTD_STACK_KB", 1, 1024 * 1024, 8 * 1024) * 1024;
   s.chaos = env::text("DSTD_CHAOS") != nullptr;
   s.chaos_seed = env::number("DSTD_CHAOS", 0, UINT64_MAX, 0);
   s.place_local = env::choice("DSTD_PLACEMENT", {"spread", "local"}, 0) == 1;

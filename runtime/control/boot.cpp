@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/coherence/coherence.hpp"
+#include "runtime/coherence/fault_signal.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
@@ -107,6 +108,7 @@ void boot() {
   lock_table::init(records);
   enable_remote_frees();
   coherence::init();
+  coherence::install_fault_handler();  // at one node too: stack overflows are reported
   set_fork_child_hook(on_fork_child);
   node_booted = true;
   tell_launcher(launch::status_joined);

@@ -70,7 +70,7 @@ std::uint64_t stack_area_used_bytes() {
 
 stack_span allocate_stack(std::size_t usable) {
   const address_space& s = ensure_address_space();
-  const std::size_t total = (usable + page - 1) / page * page + page;  // + guard page
+  const std::size_t total = (usable + page - 1) / page * page + layout::stack_guard_bytes;
   std::lock_guard<std::mutex> lock(stack_lock);
   for (free_stack** at = &free_stacks; *at != nullptr; at = &(*at)->next) {
     if ((*at)->span.top - (*at)->span.guard == total) {
@@ -81,15 +81,18 @@ stack_span allocate_stack(std::size_t usable) {
   }
   const std::uint64_t area = s.partition_bytes / layout::stack_area_divisor;
   if (total > area - stack_used) {
-    fatal("the fiber stack area (%llu MiB) is full; raise --partition-gb",
-          static_cast<unsigned long long>(area >> 20));
+    fatal("the fiber stack area (%llu MiB) is full: no room for a stack of %llu KiB (plus its %llu KiB "
+          "guard); raise --partition-gb or lower DSTD_STACK_KB",
+          static_cast<unsigned long long>(area >> 20),
+          static_cast<unsigned long long>((total - layout::stack_guard_bytes) >> 10),
+          static_cast<unsigned long long>(layout::stack_guard_bytes >> 10));
   }
   stack_used += total;
   stack_span span;
   span.top = s.partition_base(s.self) + s.partition_bytes - (stack_used - total);
   span.guard = span.top - total;
-  if (mprotect(reinterpret_cast<void*>(span.guard), page, PROT_NONE) != 0) {
-    fatal("cannot protect a stack guard page: %s", std::strerror(errno));
+  if (mprotect(reinterpret_cast<void*>(span.guard), layout::stack_guard_bytes, PROT_NONE) != 0) {
+    fatal("cannot protect a stack guard region: %s", std::strerror(errno));
   }
   return span;
 }

@@ -28,12 +28,14 @@ std::uint64_t partition_allocated_bytes();
 // Bytes of the stack area carved out so far (in use or on the free list).
 std::uint64_t stack_area_used_bytes();
 
-// A fiber stack: [guard, guard + page) is an inaccessible guard page;
-// usable stack is [guard + page, top).
+// A fiber stack: [guard, guard + stack_guard_bytes) is an inaccessible
+// guard region; usable stack is [guard + stack_guard_bytes, top).
 struct stack_span {
   std::uintptr_t guard = 0;
   std::uintptr_t top = 0;
-  std::size_t usable() const { return top - guard - layout::page_bytes; }
+  std::size_t usable() const { return top - guard - layout::stack_guard_bytes; }
+  // Whether `a` is in the guard region: a fault there is an overflow.
+  bool guards(std::uintptr_t a) const { return a >= guard && a < guard + layout::stack_guard_bytes; }
 };
 
 // A stack with at least `usable` bytes (rounded up to pages), or a fatal

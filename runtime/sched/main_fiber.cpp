@@ -7,6 +7,7 @@
 #include <memory>
 #include <utility>
 
+#include "runtime/heap/running_stack.hpp"
 #include "runtime/sched/partition_stack.hpp"
 
 namespace dstd::rt {
@@ -38,12 +39,16 @@ std::size_t main_stack_bytes() {
 // suspended, so no forced_unwind is ever sent into it.
 int run_main_on_fiber(main_fn main, int argc, char** argv, char** envp) {
   int status = 0;
-  ctx::fiber fiber(std::allocator_arg, partition_stack(main_stack_bytes()),
+  stack_span stack;
+  ctx::fiber fiber(std::allocator_arg, partition_stack(main_stack_bytes(), &stack),
                    [&](ctx::fiber&& back) noexcept {
                      status = main(argc, argv, envp);
                      return std::move(back);
                    });
+  ensure_signal_stack();
+  set_running_stack(&stack, nullptr);
   std::move(fiber).resume();
+  set_running_stack(nullptr, nullptr);
   return status;
 }
 

@@ -11,10 +11,13 @@ namespace dstd::rt {
 
 class partition_stack {
  public:
-  explicit partition_stack(std::size_t usable) : usable_(usable) {}
+  // `record`, when given, is told the span (for set_running_stack).
+  explicit partition_stack(std::size_t usable, stack_span* record = nullptr)
+      : usable_(usable), record_(record) {}
 
   boost::context::stack_context allocate() {
     span_ = allocate_stack(usable_);
+    if (record_ != nullptr) *record_ = span_;
     boost::context::stack_context sc;
     sc.size = span_.usable();
     sc.sp = reinterpret_cast<void*>(span_.top);
@@ -24,6 +27,7 @@ class partition_stack {
 
  private:
   std::size_t usable_;
+  stack_span* record_;
   stack_span span_;
 };
 

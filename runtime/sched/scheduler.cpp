@@ -19,6 +19,7 @@
 #include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/heap/running_stack.hpp"
 #include "runtime/sched/partition_stack.hpp"
 #include "runtime/sched/waiter_registry.hpp"
 #include "runtime/transport/waiting.hpp"
@@ -45,6 +46,7 @@ struct fiber {
   int home_worker = -1;    // the worker it is bound to, once it has run
   void* local = nullptr;   // local_slot()
   waiter_id id = 0;        // its name on this node (waiter_registry.hpp)
+  stack_span stack;        // its stack, while it has one (for the fault handler)
   std::atomic<std::uint64_t> mark{0};  // wake_mark()
 };
 
@@ -208,9 +210,12 @@ void retire(fiber* f) {
 
 void worker_loop(int me) {
   node_scheduler& s = node();
+  ensure_signal_stack();  // a stack overflow's fault needs a stack to run on
   while (fiber* f = next_fiber(me)) {
     running_fiber = f;
+    set_running_stack(&f->stack, &f->local);
     f->context = std::move(f->context).resume();
+    set_running_stack(nullptr, nullptr);
     running_fiber = nullptr;
     s.runnable.fetch_sub(1, std::memory_order_relaxed);
     if (!f->context) {  // the fiber returned; Boost.Context freed its stack
@@ -329,7 +334,7 @@ void spawn(fiber_fn fn, void* arg, std::size_t stack_bytes) {
   f->arg = arg;
   f->home_worker = -1;
   f->reason = why::yield;
-  f->context = ctx::fiber(std::allocator_arg, partition_stack(stack_bytes),
+  f->context = ctx::fiber(std::allocator_arg, partition_stack(stack_bytes, &f->stack),
                           [f](ctx::fiber&& worker) {
                             f->worker = std::move(worker);
                             f->fn(f->arg);

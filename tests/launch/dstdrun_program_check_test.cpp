@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(
     Settings, DstdrunBadSetting,
     ::testing::Values(
         bad_setting{"StackKb", "DSTD_STACK_KB=big",
-                    "DSTD_STACK_KB=big is not a number from 1 to 4096"},
+                    "DSTD_STACK_KB=big is not a number from 1 to 1048576"},
         bad_setting{"Workers", "DSTD_WORKERS=0", "DSTD_WORKERS=0 is not a number from 1 to 4096"},
         bad_setting{"Placement", "DSTD_PLACEMENT=near",
                     "DSTD_PLACEMENT=near is not one of spread or local"},
