@@ -62,6 +62,31 @@ TEST_F(Scheduler, ThousandFibersRunOnceEachWithStacksInThePartition) {
   EXPECT_EQ(c.on_partition.load(), 1000);
 }
 
+// Every fiber stays alive until all have started, so 1000 default-sized
+// stacks (8 MiB and a 1 MiB guard each) exist at once in the default
+// partition's stack area. (With the area at 1/8 of a 64 GiB partition they
+// did not fit: the run ended "the fiber stack area is full".)
+struct all_alive {
+  std::atomic<int> started{0};
+  int fibers = 1000;
+  dstd::rt::completion done;
+};
+
+void wait_for_all(void* p) {
+  auto* a = static_cast<all_alive*>(p);
+  a->started.fetch_add(1);
+  while (a->started.load() < a->fibers) sched::yield();
+  a->done.finish();
+}
+
+TEST_F(Scheduler, ThousandFibersAliveAtOnceWithDefaultStacks) {
+  all_alive a;
+  a.done.expect(static_cast<std::uint32_t>(a.fibers));
+  for (int i = 0; i < a.fibers; ++i) sched::spawn(wait_for_all, &a);
+  wait_for(a.done, "1000 fibers alive at once");
+  EXPECT_EQ(a.started.load(), a.fibers);
+}
+
 struct ping_pong {
   sched::fiber* fibers[2] = {nullptr, nullptr};
   std::atomic<int> turn{0};
