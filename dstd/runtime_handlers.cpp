@@ -18,6 +18,7 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/control/boot.hpp"
 #include "runtime/control/run_exit.hpp"
+#include "runtime/control/shared_handlers.hpp"
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sync/home_futex.hpp"
@@ -28,6 +29,7 @@ namespace dstd::rt {
 void register_runtime_handlers() {
   register_boot_handlers();
   register_exit_handlers();
+  register_shared_handler_handlers();
   register_remote_free_handlers();
   coherence::register_handlers();
   sched::register_remote_wake_handlers();

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ios>
 #include <memory>
 #include <vector>
 
@@ -26,7 +27,9 @@
 #include "runtime/control/node_counters.hpp"
 #include "runtime/control/node_env.hpp"
 #include "runtime/control/placement.hpp"
+#include "runtime/control/program_constructors.hpp"
 #include "runtime/control/run_exit.hpp"
+#include "runtime/control/shared_handlers.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/heap/static_region.hpp"
@@ -110,6 +113,7 @@ void boot() {
   coherence::init();
   coherence::install_fault_handler();  // at one node too: stack overflows are reported
   set_fork_child_hook(on_fork_child);
+  if (env.self == 0 && env.nodes > 1) share_user_registrations();
   node_booted = true;
   tell_launcher(launch::status_joined);
   // Only now may handlers run: a node that failed in a handler before
@@ -147,8 +151,11 @@ void print_stats_if_asked() {
   _exit(0);
 }
 
-// Node 0, at exit (registered after every static constructor, so it runs
-// before any static destructor): tell every other node to leave.
+// Node 0, at exit: tell every other node to leave. Registered before the
+// executable's static constructors run, so it runs after their static
+// destructors (which may still need the other nodes: a global thread pool
+// joining its threads) and after main's atexit handlers, and before the
+// shared libraries' destructors (rtld_fini, registered before it by glibc).
 void end_run() {
   if (!node_booted) return;
   if (node_transport->on_service_thread()) {
@@ -167,13 +174,29 @@ void end_run() {
   tell_launcher(launch::status_leaving);
 }
 
-int node_main(int argc, char** argv, char** envp) {
+// glibc calls this in place of its own call of the executable's static
+// constructors (program_constructors.hpp): the node boots first, so a
+// constructor may start threads; then node 0 alone runs the constructors,
+// and every other node serves until the end of the run.
+void start_node(int argc, char** argv, char** envp) {
   boot();
   if (current_node_env().self != 0) serve_until_shutdown();
   std::atexit(end_run);
   std::at_quick_exit(end_run);
+  run_program_constructors(argc, argv, envp);
+}
+
+// Node 0 only, after the static constructors.
+int node_main(int argc, char** argv, char** envp) {
   exit_run(run_main_on_fiber(application_main, argc, argv, envp));
 }
+
+// The standard streams on every node. With GCC 12, `#include <iostream>`
+// puts the streams' initializer among the including program's static
+// constructors, which now run on node 0 only; libdstd's own initializer
+// (a shared library's constructors run on every node) sets up std::cout
+// and friends wherever a thread may print.
+const std::ios_base::Init standard_streams;
 
 }  // namespace
 
@@ -198,7 +221,15 @@ extern "C" [[gnu::visibility("default")]] int __libc_start_main(
     (void)ignored;
     _exit(127);
   }
+  if (init != nullptr) {  // a program linked before glibc 2.34 passes its own
+    static const char msg[] =
+        "dstd: this program was linked against a glibc older than 2.34; relink it\n";
+    ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(127);
+  }
   dstd::rt::application_main = main;
-  return reinterpret_cast<libc_start_main_fn>(real)(&dstd::rt::node_main, argc, argv, init, fini,
-                                                    rtld_fini, stack_end);
+  return reinterpret_cast<libc_start_main_fn>(real)(
+      &dstd::rt::node_main, argc, argv, reinterpret_cast<void (*)()>(&dstd::rt::start_node), fini,
+      rtld_fini, stack_end);
 }

@@ -17,7 +17,8 @@ inline constexpr handler_id futex_cancel = 8; // ... take a timed-out waiter off
 inline constexpr handler_id futex_wake = 9;   // ... wake waiters of a word
 inline constexpr handler_id tbox_room = 10;  // memory for a tbox's pointee at the tbox's home
 inline constexpr handler_id exit_request = 11;  // another node -> 0: exit(n) (control/run_exit)
-inline constexpr handler_id last_runtime_handler = exit_request;  // keep this the last id
+inline constexpr handler_id share_handler = 12;  // 0 -> others: register a user handler (control)
+inline constexpr handler_id last_runtime_handler = share_handler;  // keep this the last id
 
 }  // namespace dstd::rt::handler_ids
 
@@ -34,7 +35,8 @@ inline const char* handler_name(handler_id h) {
   static constexpr const char* names[] = {"none",        "shutdown",     "remote_free",
                                           "usable_size", "apply_diffs",  "wake_waiter",
                                           "start_thread", "futex_wait",  "futex_cancel",
-                                          "futex_wake",  "tbox_room",    "exit_request"};
+                                          "futex_wake",  "tbox_room",    "exit_request",
+                                          "share_handler"};
   if (h < sizeof names / sizeof names[0]) return names[h];
   return h >= first_user_handler ? "user" : "unknown";
 }

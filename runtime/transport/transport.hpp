@@ -218,9 +218,15 @@ struct registered_handler {
 
 // Registers `fn` for `id` on this node. Every node must register the same
 // handlers: the runtime's at boot (register_runtime_handlers()), a test's
-// or tool's by static registration (handler_registration). Registering an id twice is a
+// or tool's by static registration (handler_registration), which runs on
+// node 0 only and reaches the others through the observer below. Registering an id twice is a
 // fatal error. Runtime handlers declare their types (typed_handler.hpp).
 void register_handler(handler_id id, handler_fn fn, handler_shape shape = {});
+// Called by register_handler after it registers a user handler (id from
+// first_user_handler on) on this node; boot sets it on node 0 to share
+// such registrations with the other nodes (control/shared_handlers.hpp).
+using registration_observer = void (*)(handler_id, handler_fn, handler_shape);
+void observe_user_registrations(registration_observer o);
 // The handler of `id`, or nullptr.
 const registered_handler* find_handler(handler_id id);
 

@@ -1,8 +1,11 @@
 // A program's own SIGSEGV handler and dstd's page faults live side by side
 // (issue 11, loose ends). dstd's handler stays installed; a fault that is
 // not on a cache frame goes to the program's handler, whether the program
-// installed it before dstd booted (a static constructor) or after (main).
-// After such a fault, memory is still coherent across nodes.
+// installed it in a static constructor or in main, before or after dstd's
+// handler. After such a fault, memory is still coherent across nodes.
+// Signal dispositions are per node (a node is a process): the executable's
+// static constructors and main run on node 0 only, so a thread on another
+// node installs the handler it needs there itself.
 #include <gtest/gtest.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -54,17 +57,18 @@ bool store_faults(volatile char* p) {
   return true;
 }
 
-// Installed before dstd boots: static constructors run before main, and
-// dstd boots when main is entered.
-struct install_early_handler {
-  install_early_handler() {
-    struct sigaction sa {};
-    sa.sa_sigaction = early_handler;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, nullptr);
-  }
-} early_installer;
+void install_early_handler() {
+  struct sigaction sa {};
+  sa.sa_sigaction = early_handler;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, nullptr);
+}
+
+// Installed by a static constructor (on node 0, before main).
+struct early_installer {
+  early_installer() { install_early_handler(); }
+} installs_early_handler;
 
 // Node 0 writes a vector, a thread on the last node checks it and writes
 // back; then that thread fills a vector in its own node's memory and node 0
@@ -111,6 +115,7 @@ TEST(ForeignFault, HandlerInstalledBeforeBootGetsTheProgramsOwnFaults) {
   bool faulted = false;
   char* theirs = nullptr;
   dstd::spawn_on(last, [&] {
+    if (dstd::this_node() != 0) install_early_handler();  // per node
     theirs = make_guard_page();
     faulted = theirs != nullptr && store_faults(theirs);
   }).join();
