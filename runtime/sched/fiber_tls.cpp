@@ -150,32 +150,61 @@ const tls_layout& layout() {
 
 dtv_slot*& dtv_of(char* tp) { return *reinterpret_cast<dtv_slot**>(tp + dtv_offset); }
 
-// What the fiber's previous life allocated through its dtv: the blocks of
-// dlopen'd modules it used, and the dtv itself.
-void free_dtv(const tls_layout& l, char* tp) {
-  dtv_slot* dtv = dtv_of(tp);
-  const auto slots = reinterpret_cast<std::uintptr_t>(dtv[-1].val);
-  for (std::uintptr_t m = 1; m <= slots; ++m) {
-    const bool is_static = m < l.offset_of.size() && l.offset_of[m] != 0;
-    if (!is_static) std::free(dtv[m].to_free);
-  }
-  std::free(dtv - 1);
-}
-
-// A copy of the worker's dtv: static modules point into the fiber's area,
-// dlopen'd ones are allocated for the fiber when it first uses them.
-dtv_slot* make_dtv(const tls_layout& l, char* worker_tp, char* tp) {
+// The fiber's dtv for a new life: a copy of the worker's in which static
+// modules point into the fiber's area and dlopen'd ones are allocated for
+// the fiber when it first uses them. What the previous life allocated
+// through its dtv (dlopen'd modules' blocks) is freed; the dtv itself is
+// reused when it has the right size (glibc may have reallocated it).
+dtv_slot* renew_dtv(const tls_layout& l, char* worker_tp, char* tp, dtv_slot* old) {
   const dtv_slot* theirs = dtv_of(worker_tp);
   const auto slots = reinterpret_cast<std::uintptr_t>(theirs[-1].val);
-  auto* mine = static_cast<dtv_slot*>(std::malloc((slots + 2) * sizeof(dtv_slot)));
-  if (mine == nullptr) fatal("out of memory for a dstd thread's thread_local table");
-  std::memcpy(mine, theirs - 1, 2 * sizeof(dtv_slot));  // size and generation
-  ++mine;
+  dtv_slot* mine = old;
+  if (old != nullptr) {
+    const auto old_slots = reinterpret_cast<std::uintptr_t>(old[-1].val);
+    for (std::uintptr_t m = 1; m <= old_slots; ++m) {
+      const bool is_static = m < l.offset_of.size() && l.offset_of[m] != 0;
+      if (!is_static) std::free(old[m].to_free);
+    }
+    if (old_slots != slots) {
+      std::free(old - 1);
+      mine = nullptr;
+    }
+  }
+  if (mine == nullptr) {
+    auto* fresh = static_cast<dtv_slot*>(std::malloc((slots + 2) * sizeof(dtv_slot)));
+    if (fresh == nullptr) fatal("out of memory for a dstd thread's thread_local table");
+    mine = fresh + 1;
+  }
+  std::memcpy(mine - 1, theirs - 1, 2 * sizeof(dtv_slot));  // size and generation
   for (std::uintptr_t m = 1; m <= slots; ++m) {
     const std::uintptr_t offset = m < l.offset_of.size() ? l.offset_of[m] : 0;
     mine[m] = {offset != 0 ? tp - offset : unallocated, nullptr};
   }
   return mine;
+}
+
+// Each module's block as in a new thread: its image, then zeros (.tbss);
+// the allocator's is the worker's (fiber_tls.hpp).
+void init_modules(const tls_layout& l, char* worker_tp, char* tp) {
+  for (const tls_module& m : l.modules) {
+    char* mine = tp - m.offset;
+    if (m.from_worker) {
+      std::memcpy(mine, worker_tp - m.offset, m.mem_bytes);
+    } else {
+      std::memcpy(mine, m.image, m.file_bytes);
+      std::memset(mine + m.file_bytes, 0, m.mem_bytes - m.file_bytes);
+    }
+  }
+}
+
+// The worker's tcmalloc cache, which fibers share, must exist before a
+// fiber copies the allocator's TLS: a worker makes it by allocating once.
+thread_local bool worker_has_allocator_cache = false;
+
+void make_worker_allocator_cache() {
+  if (worker_has_allocator_cache) return;
+  std::free(std::malloc(1));
+  worker_has_allocator_cache = true;
 }
 
 // The kernel updates only the worker's rseq area: the copy says "not
@@ -193,24 +222,19 @@ void unregister_rseq(const tls_layout& l, char* tp) {
 void prepare_fiber_tls(fiber_tls& t) {
   const tls_layout& l = layout();
   char* worker_tp = thread_pointer();
+  make_worker_allocator_cache();
+  dtv_slot* old_dtv = nullptr;
   if (t.block == nullptr) {
-    t.block = std::aligned_alloc(l.align, l.area_bytes + (l.pthread_bytes + l.align - 1) / l.align * l.align);
+    const std::size_t bytes = l.area_bytes + (l.pthread_bytes + l.align - 1) / l.align * l.align;
+    t.block = std::aligned_alloc(l.align, bytes);
     if (t.block == nullptr) fatal("out of memory for a dstd thread's thread_local storage");
+    std::memset(t.block, 0, l.area_bytes);  // the surplus no module uses
   } else {
-    free_dtv(l, static_cast<char*>(t.tp));
+    old_dtv = dtv_of(static_cast<char*>(t.tp));
   }
   char* tp = static_cast<char*>(t.block) + l.area_bytes;
-  // Allocates before the allocator's TLS is copied: the worker's tcmalloc
-  // cache exists from its first allocation on.
-  dtv_slot* dtv = make_dtv(l, worker_tp, tp);
-  std::memset(t.block, 0, l.area_bytes);
-  for (const tls_module& m : l.modules) {
-    if (m.from_worker) {
-      std::memcpy(tp - m.offset, worker_tp - m.offset, m.mem_bytes);
-    } else {
-      std::memcpy(tp - m.offset, m.image, m.file_bytes);
-    }
-  }
+  dtv_slot* dtv = renew_dtv(l, worker_tp, tp, old_dtv);
+  init_modules(l, worker_tp, tp);
   std::memcpy(tp, worker_tp, l.pthread_bytes);
   *reinterpret_cast<char**>(tp) = tp;  // tcbhead_t.tcb: %fs:0 reads the thread pointer
   dtv_of(tp) = dtv;
