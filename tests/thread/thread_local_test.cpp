@@ -5,11 +5,14 @@
 // too. Several threads run on every node and yield and park in between, so
 // they take turns on the same workers (DSTD_WORKERS=1 variants: all of a
 // node's threads on one worker).
+#include <gperftools/malloc_extension.h>
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <dstd/atomic>
 #include <dstd/dstd.hpp>
 #include <dstd/thread>
@@ -150,6 +153,35 @@ TEST(ThreadLocal, ALibrarysThreadLocalStateIsPerThread) {
     *out = static_cast<std::uint64_t>(most);
   });
   for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], 0u) << "thread " << k;
+}
+
+}  // namespace
+
+namespace {
+
+// tcmalloc's count of per-thread caches ("Thread heaps in use").
+long allocator_thread_caches() {
+  char stats[16384];
+  MallocExtension::instance()->GetStats(stats, sizeof stats);
+  const char* line = std::strstr(stats, "Thread heaps in use");
+  if (line == nullptr) return -1;
+  while (line > stats && line[-1] != ':') --line;  // "MALLOC:   <n> Thread heaps in use"
+  return std::strtol(line, nullptr, 10);
+}
+
+// A dstd thread uses its worker's allocator cache: starting threads does
+// not make caches (nor leak the ones a fresh thread-local block would make).
+TEST(ThreadLocal, ThreadsShareTheirWorkersAllocatorCache) {
+  dstd::spawn_on(0, [] {}).join();  // the workers have started and allocated
+  const long before = allocator_thread_caches();
+  ASSERT_GT(before, 0);
+  for (int i = 0; i < 200; ++i) {
+    dstd::spawn_on(0, [] {
+      void* volatile p = std::malloc(100);
+      std::free(p);
+    }).join();
+  }
+  EXPECT_EQ(allocator_thread_caches(), before);
 }
 
 }  // namespace
