@@ -5,6 +5,7 @@
 // too. Several threads run on every node and yield and park in between, so
 // they take turns on the same workers (DSTD_WORKERS=1 variants: all of a
 // node's threads on one worker).
+#include <dlfcn.h>
 #include <gperftools/malloc_extension.h>
 #include <gtest/gtest.h>
 
@@ -158,6 +159,28 @@ TEST(ThreadLocal, ALibrarysThreadLocalStateIsPerThread) {
 }  // namespace
 
 namespace {
+
+// Each node's process loads the library itself (dlopen counts references).
+int* library_counter() {
+  void* lib = dlopen(THREAD_LOCAL_LIB, RTLD_NOW);
+  if (lib == nullptr) return nullptr;
+  auto* get = reinterpret_cast<int* (*)()>(dlsym(lib, "thread_local_lib_counter"));
+  return get != nullptr ? get() : nullptr;
+}
+
+TEST(ThreadLocal, ADlopenedLibrarysThreadLocalIsPerThread) {
+  const auto seen = run_everywhere([](int, std::uint64_t* out) {
+    int* mine = nullptr;
+    for (int i = 0; i < 1000; ++i) {
+      mine = library_counter();
+      if (mine == nullptr) return;
+      ++*mine;
+      pause(i);
+    }
+    if (mine != nullptr) *out = static_cast<std::uint64_t>(*mine);
+  });
+  for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], 1000u) << "thread " << k;
+}
 
 // tcmalloc's count of per-thread caches ("Thread heaps in use").
 long allocator_thread_caches() {
