@@ -163,7 +163,7 @@ dtv_slot* renew_dtv(const tls_layout& l, char* worker_tp, char* tp, dtv_slot* ol
     const auto old_slots = reinterpret_cast<std::uintptr_t>(old[-1].val);
     for (std::uintptr_t m = 1; m <= old_slots; ++m) {
       const bool is_static = m < l.offset_of.size() && l.offset_of[m] != 0;
-      if (!is_static) std::free(old[m].to_free);
+      if (!is_static && old[m].to_free != nullptr) std::free(old[m].to_free);
     }
     if (old_slots != slots) {
       std::free(old - 1);
