@@ -33,6 +33,7 @@
 #include "runtime/heap/address_space.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sched/scheduler.hpp"
+#include "runtime/sched/thread_exit.hpp"
 #include "runtime/sync/home_word.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/typed_handler.hpp"
@@ -91,6 +92,7 @@ void run_thread(void* arg) {
   set_current_thread_id(s->id);
   try {
     s->body->run_and_destroy(s->body);
+    rt::sched::run_thread_exit_destructors();  // before join can return
   } catch (...) {
     uncaught_exception_in(s);
   }

@@ -20,7 +20,9 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/heap/running_stack.hpp"
+#include "runtime/sched/fiber_tls.hpp"
 #include "runtime/sched/partition_stack.hpp"
+#include "runtime/sched/thread_exit.hpp"
 #include "runtime/sched/waiter_registry.hpp"
 #include "runtime/transport/waiting.hpp"
 
@@ -48,6 +50,8 @@ struct fiber {
   waiter_id id = 0;        // its name on this node (waiter_registry.hpp)
   stack_span stack;        // its stack, while it has one (for the fault handler)
   std::atomic<std::uint64_t> mark{0};  // wake_mark()
+  fiber_tls tls;        // its thread_local storage (fiber_tls.hpp)
+  bool tls_ready = false;  // prepared for this life, on its worker
 };
 
 namespace {
@@ -212,10 +216,17 @@ void worker_loop(int me) {
   node_scheduler& s = node();
   ensure_signal_stack();  // a stack overflow's fault needs a stack to run on
   while (fiber* f = next_fiber(me)) {
+    if (!f->tls_ready) {
+      prepare_fiber_tls(f->tls);
+      f->tls_ready = true;
+    }
     running_fiber = f;
+    enter_fiber_tls(f->tls);
+    // In the fiber's own thread-local storage (the fault handler reads it
+    // there), where it stays right for that fiber: no need to clear it.
     set_running_stack(&f->stack, &f->local);
     f->context = std::move(f->context).resume();
-    set_running_stack(nullptr, nullptr);
+    leave_fiber_tls(f->tls);
     running_fiber = nullptr;
     s.runnable.fetch_sub(1, std::memory_order_relaxed);
     if (!f->context) {  // the fiber returned; Boost.Context freed its stack
@@ -334,10 +345,14 @@ void spawn(fiber_fn fn, void* arg, std::size_t stack_bytes) {
   f->arg = arg;
   f->home_worker = -1;
   f->reason = why::yield;
+  f->tls_ready = false;
   f->context = ctx::fiber(std::allocator_arg, partition_stack(stack_bytes, &f->stack),
                           [f](ctx::fiber&& worker) {
                             f->worker = std::move(worker);
+                            running_fiber = f;  // in the fiber's own TLS
+                            start_fiber_tls();
                             f->fn(f->arg);
+                            run_thread_exit_destructors();
                             return std::move(f->worker);
                           });
   f->state.store(running, std::memory_order_release);

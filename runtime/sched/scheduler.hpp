@@ -6,10 +6,9 @@
 // in the partition's stack area, so its locals are global addresses.
 //
 // Why a fiber stays on one worker: a new fiber goes to whichever worker is
-// free first, but once it has run it only ever resumes on that worker. Code
-// may keep the address of a thread_local (errno, a library's cache) across
-// a call that parks; if the fiber moved to another worker in between, that
-// address would belong to another thread.
+// free first, but once it has run it only ever resumes on that worker: its
+// thread-local storage holds a copy of that worker's thread descriptor and
+// allocator cache pointer (fiber_tls.hpp).
 //
 // Waiters: park/unpark work for any thread, not only fibers. A thread that
 // is not running a fiber (main, a plain std::thread) parks by sleeping on a

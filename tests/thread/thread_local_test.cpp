@@ -1,0 +1,212 @@
+// thread_local in dstd threads, as with std::thread: every thread has its
+// own copy at its own address, constructed on first use and destroyed when
+// the thread ends (before join returns), errno included, and the
+// thread-local state of shared libraries (libstdc++'s exception globals)
+// too. Several threads run on every node and yield and park in between, so
+// they take turns on the same workers (DSTD_WORKERS=1 variants: all of a
+// node's threads on one worker).
+#include <dlfcn.h>
+#include <gperftools/malloc_extension.h>
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <dstd/atomic>
+#include <dstd/dstd.hpp>
+#include <dstd/thread>
+#include <exception>
+#include <set>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int per_node = 6;
+
+// Starts per_node threads on every node running fn(k, out) and joins them.
+template <class F>
+std::vector<std::uint64_t> run_everywhere(F fn) {
+  const int total = per_node * static_cast<int>(dstd::node_count());
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(total), 0);
+  std::vector<dstd::thread> all;
+  for (int k = 0; k < total; ++k) {
+    all.push_back(dstd::spawn_on(static_cast<dstd::node_id>(k / per_node), fn, k, &out[static_cast<std::size_t>(k)]));
+  }
+  for (auto& t : all) t.join();
+  return out;
+}
+
+// A pause that gives the worker to another thread: a yield, and now and
+// then a park (a sleep).
+void pause(int i) {
+  dstd::this_thread::yield();
+  if (i % 100 == 0) dstd::this_thread::sleep_for(50us);
+}
+
+// Starts at 7 (an initialized thread_local: its image is copied, on
+// every node, into each new thread's storage).
+thread_local int counter = 7;
+
+TEST(ThreadLocal, EachThreadCountsInItsOwnCopy) {
+  const auto seen = run_everywhere([](int, std::uint64_t* out) {
+    for (int i = 0; i < 1000; ++i) {
+      ++counter;
+      pause(i);
+    }
+    *out = static_cast<std::uint64_t>(counter);
+  });
+  for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], 1007u) << "thread " << k;
+}
+
+thread_local char marker = 0;
+
+TEST(ThreadLocal, ThreadsAliveTogetherHaveDistinctAddresses) {
+  auto* recorded = new dstd::atomic<int>(0);
+  const int total = per_node * static_cast<int>(dstd::node_count());
+  const auto addresses = run_everywhere([recorded, total](int, std::uint64_t* out) {
+    *out = reinterpret_cast<std::uintptr_t>(&marker);
+    recorded->fetch_add(1);
+    // Stay alive until every thread has taken its address.
+    for (int i = 0; recorded->load() < total; ++i) pause(i);
+  });
+  // Distinct in the whole run, not only per node: a program may use the
+  // address as a thread id in a structure that threads on every node share.
+  const std::set<std::uint64_t> distinct(addresses.begin(), addresses.end());
+  EXPECT_EQ(distinct.size(), addresses.size());
+  delete recorded;
+}
+
+struct lifetime_counts {
+  dstd::atomic<int> constructed{0};
+  dstd::atomic<int> destroyed{0};
+};
+lifetime_counts* counts = nullptr;  // shared static: the same on every node
+
+struct tracked {
+  lifetime_counts* to;
+  int uses = 0;
+  tracked() : to(counts) { to->constructed.fetch_add(1); }
+  ~tracked() { to->destroyed.fetch_add(1); }
+};
+thread_local tracked tracked_object;
+
+TEST(ThreadLocal, ConstructedOnFirstUseAndDestroyedOnceBeforeJoinReturns) {
+  counts = new lifetime_counts;
+  const int total = per_node * static_cast<int>(dstd::node_count());
+  // Even-numbered threads use the object (across pauses), odd ones do not.
+  run_everywhere([](int k, std::uint64_t*) {
+    if (k % 2 != 0) return;
+    for (int i = 0; i < 200; ++i) {
+      ++tracked_object.uses;
+      pause(i);
+    }
+  });
+  EXPECT_EQ(counts->constructed.load(), total / 2);
+  EXPECT_EQ(counts->destroyed.load(), total / 2);
+  // One thread, joined at once: its destructor has run when join returns.
+  dstd::thread one = dstd::spawn_on(dstd::node_count() - 1, [] { ++tracked_object.uses; });
+  one.join();
+  EXPECT_EQ(counts->destroyed.load(), total / 2 + 1);
+  delete counts;
+  counts = nullptr;
+}
+
+TEST(ThreadLocal, ErrnoIsPerThreadAcrossParks) {
+  const auto kept = run_everywhere([](int k, std::uint64_t* out) {
+    std::uint64_t good = 1;
+    for (int i = 0; i < 300; ++i) {
+      errno = 1000 + k;
+      pause(i);
+      if (errno != 1000 + k) good = 0;
+    }
+    *out = good;
+  });
+  for (std::size_t k = 0; k < kept.size(); ++k) EXPECT_EQ(kept[k], 1u) << "thread " << k;
+}
+
+// libstdc++ keeps its exception globals in its own thread-local storage: a
+// thread unwinding (a destructor that pauses while an exception is in
+// flight) must not show its exception to the others.
+struct pauses_while_unwinding {
+  ~pauses_while_unwinding() {
+    for (int i = 1; i <= 50; ++i) pause(i);
+  }
+};
+
+TEST(ThreadLocal, ALibrarysThreadLocalStateIsPerThread) {
+  const auto seen = run_everywhere([](int k, std::uint64_t* out) {
+    if (k % 2 == 0) {
+      try {
+        pauses_while_unwinding p;
+        throw 1;
+      } catch (int) {
+      }
+      *out = 0;
+      return;
+    }
+    int most = 0;
+    for (int i = 1; i <= 50; ++i) {
+      if (std::uncaught_exceptions() > most) most = std::uncaught_exceptions();
+      pause(i);
+    }
+    *out = static_cast<std::uint64_t>(most);
+  });
+  for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], 0u) << "thread " << k;
+}
+
+}  // namespace
+
+namespace {
+
+// Each node's process loads the library itself (dlopen counts references).
+int* library_counter() {
+  void* lib = dlopen(THREAD_LOCAL_LIB, RTLD_NOW);
+  if (lib == nullptr) return nullptr;
+  auto* get = reinterpret_cast<int* (*)()>(dlsym(lib, "thread_local_lib_counter"));
+  return get != nullptr ? get() : nullptr;
+}
+
+TEST(ThreadLocal, ADlopenedLibrarysThreadLocalIsPerThread) {
+  const auto seen = run_everywhere([](int, std::uint64_t* out) {
+    int* mine = nullptr;
+    for (int i = 0; i < 1000; ++i) {
+      mine = library_counter();
+      if (mine == nullptr) return;
+      ++*mine;
+      pause(i);
+    }
+    if (mine != nullptr) *out = static_cast<std::uint64_t>(*mine);
+  });
+  for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], 1000u) << "thread " << k;
+}
+
+// tcmalloc's count of per-thread caches ("Thread heaps in use").
+long allocator_thread_caches() {
+  char stats[16384];
+  MallocExtension::instance()->GetStats(stats, sizeof stats);
+  const char* line = std::strstr(stats, "Thread heaps in use");
+  if (line == nullptr) return -1;
+  while (line > stats && line[-1] != ':') --line;  // "MALLOC:   <n> Thread heaps in use"
+  return std::strtol(line, nullptr, 10);
+}
+
+// A dstd thread uses its worker's allocator cache: starting threads does
+// not make caches (nor leak the ones a fresh thread-local block would make).
+TEST(ThreadLocal, ThreadsShareTheirWorkersAllocatorCache) {
+  dstd::spawn_on(0, [] {}).join();  // the workers have started and allocated
+  const long before = allocator_thread_caches();
+  ASSERT_GT(before, 0);
+  for (int i = 0; i < 200; ++i) {
+    dstd::spawn_on(0, [] {
+      void* volatile p = std::malloc(100);
+      std::free(p);
+    }).join();
+  }
+  EXPECT_EQ(allocator_thread_caches(), before);
+}
+
+}  // namespace
