@@ -19,6 +19,8 @@
 #include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/sched/extra_workers.hpp"
+#include "runtime/sched/node_scheduler.hpp"
 #include "runtime/sched/partition_stack.hpp"
 #include "runtime/sched/waiter_registry.hpp"
 #include "runtime/transport/waiting.hpp"
@@ -49,34 +51,6 @@ struct fiber {
 };
 
 namespace {
-
-struct worker_slot {
-  std::deque<fiber*> ready;  // its own fibers, ready again
-  std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
-  std::condition_variable wake;
-  bool idle = false;  // waiting on `wake` (under the lock)
-  bool fresh_first = false;  // which queue it looks at first next time
-  std::thread thread;
-};
-
-struct node_scheduler {
-  std::mutex lock;
-  std::condition_variable drained;  // stop() waiting for the last fiber
-  std::deque<fiber*> fresh;         // fibers that never ran: any worker
-  std::atomic<std::uint32_t> fresh_count{0};  // fresh.size(), to peek without the lock
-  std::vector<std::unique_ptr<worker_slot>> workers;
-  std::multimap<clock::time_point, fiber*> timers;
-  std::vector<fiber*> free_fibers;
-  bool stopping = false;
-  unsigned live = 0;  // fibers not finished (under lock)
-  std::atomic<unsigned> runnable{0};
-};
-
-// Leaked on purpose: workers may outlive static destructors.
-node_scheduler& node() {
-  static node_scheduler* s = new node_scheduler;
-  return *s;
-}
 
 thread_local fiber* running_fiber = nullptr;
 thread_local fiber* thread_waiter = nullptr;
@@ -139,7 +113,9 @@ fiber* take_fresh(node_scheduler& s, int me) {
   fiber* f = s.fresh.front();
   s.fresh.pop_front();
   s.fresh_count.fetch_sub(1, std::memory_order_relaxed);
+  ++s.fresh_taken;
   f->home_worker = me;
+  ++s.workers[static_cast<std::size_t>(me)]->bound;
   return f;
 }
 
@@ -159,6 +135,7 @@ fiber* next_fiber(int me) {
   worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
   std::vector<fiber*> due;
   bool polled = false;
+  clock::time_point retire_at = clock::time_point::min();  // set when it first sleeps
   std::unique_lock<std::mutex> lk(s.lock);
   for (;;) {
     take_due_timers(s, due);
@@ -183,11 +160,15 @@ fiber* next_fiber(int me) {
       continue;
     }
     polled = false;
+    if (retire_at == clock::time_point::min()) retire_at = retire_time(s, me);
+    if (retire_if_idle(s, me, retire_at)) return nullptr;  // an extra worker, idle long enough
     w.idle = true;
-    if (s.timers.empty()) {
+    const clock::time_point until =
+        s.timers.empty() ? retire_at : std::min(retire_at, s.timers.begin()->first);
+    if (until == clock::time_point::max()) {
       w.wake.wait(lk);
     } else {
-      w.wake.wait_until(lk, s.timers.begin()->first);
+      w.wake.wait_until(lk, until);
     }
     w.idle = false;
   }
@@ -199,6 +180,7 @@ void retire(fiber* f) {
   f->state.store(dead, std::memory_order_release);
   f->local = nullptr;
   std::lock_guard<std::mutex> guard(s.lock);
+  --s.workers[static_cast<std::size_t>(f->home_worker)]->bound;
   s.free_fibers.push_back(f);
   if (--s.live == 0) {
     s.drained.notify_all();
@@ -206,12 +188,17 @@ void retire(fiber* f) {
   }
 }
 
+}  // namespace
+
 void worker_loop(int me) {
   node_scheduler& s = node();
+  worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
   while (fiber* f = next_fiber(me)) {
+    count_turn(w);  // odd: in a fiber (extra_workers.hpp)
     running_fiber = f;
     f->context = std::move(f->context).resume();
     running_fiber = nullptr;
+    count_turn(w);
     s.runnable.fetch_sub(1, std::memory_order_relaxed);
     if (!f->context) {  // the fiber returned; Boost.Context freed its stack
       retire(f);
@@ -230,6 +217,8 @@ void worker_loop(int me) {
   }
 }
 
+namespace {
+
 // Every waiter object comes from here: enrolled, never freed.
 fiber* make_waiter() {
   auto* f = new fiber;
@@ -242,6 +231,7 @@ fiber* new_fiber() {
   {
     std::lock_guard<std::mutex> guard(s.lock);
     ++s.live;
+    note_spawn(s);
     if (!s.free_fibers.empty()) {
       fiber* f = s.free_fibers.back();
       s.free_fibers.pop_back();
@@ -295,10 +285,13 @@ void start(unsigned workers) {
   if (!s.workers.empty()) return;
   if (workers == 0) workers = configured_workers();
   s.stopping = false;
+  s.base_workers = workers;
+  s.workers.reserve(workers + max_extra_workers);  // see node_scheduler::workers
   for (unsigned i = 0; i < workers; ++i) s.workers.push_back(std::make_unique<worker_slot>());
   for (unsigned i = 0; i < workers; ++i) {
     s.workers[i]->thread = std::thread(worker_loop, static_cast<int>(i));
   }
+  start_monitor(s);
 }
 
 void stop() {
@@ -310,16 +303,16 @@ void stop() {
     s.stopping = true;
     for (auto& w : s.workers) w->wake.notify_one();
   }
-  for (auto& w : s.workers) w->thread.join();
+  stop_monitor(s);  // before the workers: it may be starting one
+  for (auto& w : s.workers) {
+    if (w->thread.joinable()) w->thread.join();  // a retired one may be joined already
+  }
   std::lock_guard<std::mutex> guard(s.lock);
   s.workers.clear();
+  s.extra_workers = 0;
 }
 
-unsigned worker_count() {
-  node_scheduler& s = node();
-  std::lock_guard<std::mutex> guard(s.lock);
-  return static_cast<unsigned>(s.workers.size());
-}
+unsigned worker_count() { return current_worker_counts().running; }
 
 void spawn(fiber_fn fn, void* arg, std::size_t stack_bytes) {
   start();

@@ -11,6 +11,7 @@ interposed=(
   malloc free calloc realloc reallocarray aligned_alloc memalign posix_memalign valloc
   pvalloc malloc_usable_size
   __libc_start_main exit quick_exit fork pthread_atfork sigaction signal
+  sleep usleep nanosleep clock_nanosleep
   "operator new(unsigned long)" "operator new[](unsigned long)"
   "operator delete(void*)" "operator delete[](void*)"
   "tc_get_sysalloc_override(SysAllocator*)"

@@ -1,0 +1,79 @@
+// The state of a node's scheduler, shared by the two files that run it:
+// scheduler.cpp (queues, fiber switches, parking) and extra_workers.cpp
+// (adding a worker when every worker is held by a fiber that does not come
+// back, and retiring it once idle).
+//
+// Why a header and not one file: adding and retiring workers is its own job
+// with its own thread (the monitor); it needs the queues and the workers'
+// switch counts, and nothing else in the scheduler needs it.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/sched/scheduler.hpp"
+
+namespace dstd::rt::sched {
+
+struct worker_slot {
+  std::deque<fiber*> ready;  // its own fibers, ready again
+  std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
+  std::condition_variable wake;
+  bool idle = false;  // waiting on `wake` (under the lock)
+  bool fresh_first = false;  // which queue it looks at first next time
+  std::thread thread;
+  // Bumped by the worker itself before and after it runs a fiber: odd while
+  // a fiber runs. The monitor reads it to see a worker that a fiber holds
+  // (extra_workers.cpp); a plain store on the worker's own line is all the
+  // fast path pays.
+  std::atomic<std::uint64_t> turns{0};
+  unsigned bound = 0;    // live fibers bound to this worker (under the lock)
+  bool retired = false;  // an extra worker that ended; its slot can be reused (under the lock)
+};
+
+struct node_scheduler {
+  std::mutex lock;
+  std::condition_variable drained;  // stop() waiting for the last fiber
+  std::deque<fiber*> fresh;         // fibers that never ran: any worker
+  std::atomic<std::uint32_t> fresh_count{0};  // fresh.size(), to peek without the lock
+  std::uint64_t fresh_taken = 0;    // fibers ever taken from `fresh` (under the lock)
+  // Never reallocated after start() (it reserves room for every extra
+  // worker), so a worker may read its own slot's pointer without the lock.
+  std::vector<std::unique_ptr<worker_slot>> workers;
+  unsigned base_workers = 0;  // started by start(); slots past these are extra workers
+  std::multimap<clock::time_point, fiber*> timers;
+  std::vector<fiber*> free_fibers;
+  bool stopping = false;
+  unsigned live = 0;  // fibers not finished (under lock)
+  std::atomic<unsigned> runnable{0};
+  // The monitor (extra_workers.cpp), under the lock.
+  std::thread monitor;
+  std::condition_variable monitor_wake;
+  bool monitor_asleep = false;  // waiting for a fiber to be spawned
+  unsigned extra_workers = 0;   // extra workers running now
+  std::uint64_t workers_added = 0, workers_retired = 0;
+};
+
+// Leaked on purpose: workers may outlive static destructors.
+inline node_scheduler& node() {
+  static node_scheduler* s = new node_scheduler;
+  return *s;
+}
+
+// worker_slot::turns, by its worker.
+inline void count_turn(worker_slot& w) {
+  w.turns.store(w.turns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+// A worker thread's body (scheduler.cpp): runs fibers until the scheduler
+// stops or, for an extra worker, until it retires.
+void worker_loop(int me);
+
+}  // namespace dstd::rt::sched
