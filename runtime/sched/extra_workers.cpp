@@ -1,6 +1,13 @@
 // See extra_workers.hpp.
 #include "runtime/sched/extra_workers.hpp"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -12,24 +19,67 @@ namespace {
 // Ticks without a live fiber before the monitor sleeps until a spawn.
 constexpr unsigned quiet_ticks_before_sleep = 100;
 
-// True if every running worker is inside the fiber it was in at the last
-// look (`seen`, from the last snapshot; a worker started since is not).
-bool every_worker_held(const node_scheduler& s, const std::vector<std::uint64_t>& seen) {
-  if (seen.size() != s.workers.size()) return false;
+// What the monitor saw of a worker: its turns, and the CPU time its thread
+// had used when the monitor first saw it in that fiber.
+struct look {
+  std::uint64_t turns = 0;
+  std::int64_t cpu_ns = -1;
+};
+
+constexpr std::int64_t held_cpu_ns = 1'000'000;  // a computation or spin, not a blip
+
+std::int64_t cpu_ns(const worker_slot& w) {
+  timespec t{};
+  if (clock_gettime(w.cpu_clock.load(std::memory_order_relaxed), &t) != 0) return -1;
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// True if the worker's thread sleeps in the kernel (state S or D in
+// /proc/self/task/TID/stat, the letter after the command's closing ')').
+bool asleep_in_kernel(const worker_slot& w) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", w.tid.load(std::memory_order_relaxed));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char* paren = std::strrchr(buf, ')');
+  if (paren == nullptr || paren[1] != ' ') return false;
+  return paren[2] == 'S' || paren[2] == 'D';
+}
+
+// Looks at every worker (lock held): `now` gets what it sees; the result
+// says whether every running worker is held since `before` (see the
+// header). Cheap checks first: the CPU clock only for a worker still in the
+// same fiber, /proc only when that clock does not settle it.
+bool every_worker_held(const node_scheduler& s, const std::vector<look>& before,
+                       std::vector<look>& now) {
+  bool held = before.size() == s.workers.size();
+  now.assign(s.workers.size(), look{});
   for (std::size_t i = 0; i < s.workers.size(); ++i) {
     const worker_slot& w = *s.workers[i];
     if (w.retired) continue;
-    const std::uint64_t t = w.turns.load(std::memory_order_relaxed);
-    if (t != seen[i] || t % 2 == 0) return false;
+    look& l = now[i];
+    l.turns = w.turns.load(std::memory_order_acquire);
+    if (l.turns % 2 == 0) {  // between fibers: it will take the waiting ones
+      held = false;
+      continue;
+    }
+    const bool same = i < before.size() && before[i].turns == l.turns && before[i].cpu_ns >= 0;
+    if (!same) {
+      l.cpu_ns = cpu_ns(w);
+      held = false;
+      continue;
+    }
+    l.cpu_ns = before[i].cpu_ns;
+    if (!held) continue;
+    const std::int64_t cpu = cpu_ns(w);
+    held = (cpu >= 0 && cpu - l.cpu_ns >= held_cpu_ns) || asleep_in_kernel(w);
   }
-  return true;
-}
-
-void snapshot(const node_scheduler& s, std::vector<std::uint64_t>& seen) {
-  seen.resize(s.workers.size());
-  for (std::size_t i = 0; i < s.workers.size(); ++i) {
-    seen[i] = s.workers[i]->turns.load(std::memory_order_relaxed);
-  }
+  return held;
 }
 
 // Starts an extra worker in a retired slot or a new one (lock held; it is
@@ -70,9 +120,9 @@ void add_worker(node_scheduler& s, std::unique_lock<std::mutex>& lk) {
 
 void monitor_loop() {
   node_scheduler& s = node();
-  std::vector<std::uint64_t> seen;  // each worker's turns at the last look
-  std::uint64_t taken = 0;          // s.fresh_taken at the last look
-  bool waited = false;              // fresh fibers were waiting at the last look
+  std::vector<look> seen, now;  // each worker at the last look, and at this one
+  std::uint64_t taken = 0;      // s.fresh_taken at the last look
+  bool waited = false;          // fresh fibers were waiting at the last look
   unsigned quiet = 0;
   std::unique_lock<std::mutex> lk(s.lock);
   while (!s.stopping) {
@@ -87,9 +137,13 @@ void monitor_loop() {
     if (s.fresh.empty()) {
       waited = false;
     } else {
-      if (waited && s.fresh_taken == taken && every_worker_held(s, seen)) add_worker(s, lk);
+      const bool stuck = waited && s.fresh_taken == taken;
+      if (every_worker_held(s, stuck ? seen : std::vector<look>{}, now)) {
+        add_worker(s, lk);
+        now.clear();  // look again from scratch: the new worker may take them all
+      }
+      seen.swap(now);
       taken = s.fresh_taken;
-      snapshot(s, seen);
       waited = true;
     }
     s.monitor_wake.wait_for(lk, monitor_tick);
@@ -110,6 +164,12 @@ void stop_monitor(node_scheduler& s) {
     s.monitor_wake.notify_all();
   }
   if (s.monitor.joinable()) s.monitor.join();
+}
+
+void record_worker_thread(worker_slot& w) {
+  clockid_t c{};
+  if (pthread_getcpuclockid(pthread_self(), &c) == 0) w.cpu_clock.store(c, std::memory_order_relaxed);
+  w.tid.store(static_cast<int>(gettid()), std::memory_order_relaxed);
 }
 
 void note_spawn(node_scheduler& s) {

@@ -10,9 +10,14 @@
 // How: each worker counts its fiber switches (node_scheduler.hpp, odd while
 // a fiber runs). A monitor thread per node looks every millisecond while
 // fibers that never ran wait: if none was taken since its last look and
-// every worker is still inside the same fiber, it adds a worker, which takes
-// them. The fast path pays two plain stores per fiber run. The monitor sleeps
-// once the node has had no live fiber for a while; the next spawn wakes it.
+// every worker is held, it adds a worker, which takes them. A worker is
+// held when it is still inside the fiber it was in at the last look and
+// that fiber either sleeps in the kernel (a blocking call) or has used a
+// millisecond of CPU since the monitor first saw it (a computation, a spin).
+// A worker inside one fiber that only waits for a core is not held: on a
+// loaded machine, adding threads there would only load it more. The fast
+// path pays two plain stores per fiber run. The monitor sleeps once the
+// node has had no live fiber for a while; the next spawn wakes it.
 //
 // What it cannot do: a fiber that has run stays bound to its worker (see
 // scheduler.hpp), so a fiber bound to a held worker waits until that worker
@@ -40,6 +45,9 @@ inline constexpr std::chrono::milliseconds retire_after{100};
 // is set (it joins the monitor, which may be starting a worker).
 void start_monitor(node_scheduler& s);
 void stop_monitor(node_scheduler& s);
+
+// A worker's first act, on its own thread: lets the monitor look at it.
+void record_worker_thread(worker_slot& w);
 
 // A fiber was spawned (lock held): wakes the monitor if it sleeps.
 void note_spawn(node_scheduler& s);

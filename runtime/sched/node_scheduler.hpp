@@ -8,6 +8,8 @@
 // switch counts, and nothing else in the scheduler needs it.
 #pragma once
 
+#include <time.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -34,6 +36,10 @@ struct worker_slot {
   // (extra_workers.cpp); a plain store on the worker's own line is all the
   // fast path pays.
   std::atomic<std::uint64_t> turns{0};
+  // Its OS thread, for the monitor to tell a worker blocked in the kernel or
+  // computing from one only waiting for a core (set by record_worker_thread).
+  std::atomic<int> tid{0};
+  std::atomic<clockid_t> cpu_clock{0};
   unsigned bound = 0;    // live fibers bound to this worker (under the lock)
   bool retired = false;  // an extra worker that ended; its slot can be reused (under the lock)
 };
@@ -69,7 +75,9 @@ inline node_scheduler& node() {
 
 // worker_slot::turns, by its worker.
 inline void count_turn(worker_slot& w) {
-  w.turns.store(w.turns.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  // Release (a plain store on x86): the monitor that sees the count also
+  // sees what the worker recorded before it (its thread's ids).
+  w.turns.store(w.turns.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
 // A worker thread's body (scheduler.cpp): runs fibers until the scheduler

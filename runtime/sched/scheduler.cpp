@@ -193,6 +193,7 @@ void retire(fiber* f) {
 void worker_loop(int me) {
   node_scheduler& s = node();
   worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
+  record_worker_thread(w);
   while (fiber* f = next_fiber(me)) {
     count_turn(w);  // odd: in a fiber (extra_workers.hpp)
     running_fiber = f;

@@ -257,6 +257,7 @@ sched::worker_counts counts_on(dstd::node_id n) {
 TEST(BlockedWorkers, SpinnersOnEveryWorkerSeeAFlagSetByAThreadStartedAfterThem) {
   for (dstd::node_id n : nodes_under_test()) {
     const unsigned k = sched::configured_workers();
+    dstd::spawn_on(n, [] {}).join();  // n's workers have started
     // Extra workers from the tests before have gone (retired when idle).
     await("the extra workers of earlier tests retired",
           [&] { return counts_on(n).running == k; });
