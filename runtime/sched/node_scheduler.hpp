@@ -24,7 +24,9 @@
 
 namespace dstd::rt::sched {
 
-struct worker_slot {
+// Aligned to a cache line: a worker writes `turns` at every switch, and an
+// idle neighbour polls its own slot's queue; they must not share a line.
+struct alignas(64) worker_slot {
   std::deque<fiber*> ready;  // its own fibers, ready again
   std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
   std::condition_variable wake;
@@ -67,11 +69,11 @@ struct node_scheduler {
   std::uint64_t workers_added = 0, workers_retired = 0;
 };
 
-// Leaked on purpose: workers may outlive static destructors.
-inline node_scheduler& node() {
-  static node_scheduler* s = new node_scheduler;
-  return *s;
-}
+// This node's scheduler (scheduler.cpp). Hidden, not inline: scheduler.cpp
+// then reaches its state directly, not through the GOT (an inline
+// function's static is, in a shared library: two loads and a guard check
+// per call, several calls per fiber switch).
+[[gnu::visibility("hidden")]] node_scheduler& node();
 
 // worker_slot::turns, by its worker.
 inline void count_turn(worker_slot& w) {

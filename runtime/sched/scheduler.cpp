@@ -52,6 +52,16 @@ struct fiber {
 
 namespace {
 
+}  // namespace
+
+// Leaked on purpose: workers may outlive static destructors.
+node_scheduler& node() {
+  static node_scheduler* s = new node_scheduler;
+  return *s;
+}
+
+namespace {
+
 thread_local fiber* running_fiber = nullptr;
 thread_local fiber* thread_waiter = nullptr;
 
