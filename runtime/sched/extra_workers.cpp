@@ -16,7 +16,7 @@ namespace dstd::rt::sched {
 
 namespace {
 
-// Ticks without a live fiber before the monitor sleeps until a spawn.
+// Ticks with no fiber waiting to start before the monitor sleeps until one is queued.
 constexpr unsigned quiet_ticks_before_sleep = 100;
 
 // What the monitor saw of a worker: its turns, and the CPU time its thread
@@ -118,49 +118,71 @@ void add_worker(node_scheduler& s, std::unique_lock<std::mutex>& lk) {
   }
 }
 
-void monitor_loop() {
-  node_scheduler& s = node();
+// One look while fibers wait to start (takes the scheduler's lock).
+struct monitor_view {
   std::vector<look> seen, now;  // each worker at the last look, and at this one
   std::uint64_t taken = 0;      // s.fresh_taken at the last look
-  bool waited = false;          // fresh fibers were waiting at the last look
-  unsigned quiet = 0;
+  bool waited = false;          // fibers were waiting to start at the last look
+};
+
+void look_and_grow(node_scheduler& s, monitor_view& v) {
   std::unique_lock<std::mutex> lk(s.lock);
-  while (!s.stopping) {
-    if (s.live != 0) {
+  if (s.fresh.empty()) {
+    v.waited = false;
+    return;
+  }
+  const bool stuck = v.waited && s.fresh_taken == v.taken;
+  if (every_worker_held(s, stuck ? v.seen : std::vector<look>{}, v.now)) {
+    add_worker(s, lk);
+    v.now.clear();  // look again from scratch: the new worker may take them all
+  }
+  v.seen.swap(v.now);
+  v.taken = s.fresh_taken;
+  v.waited = true;
+}
+
+void monitor_loop() {
+  node_scheduler& s = node();
+  monitor_view v;
+  unsigned quiet = 0;  // ticks in a row with no fiber waiting to start
+  std::unique_lock<std::mutex> ml(s.monitor_lock);
+  while (!s.monitor_stop) {
+    if (s.fresh_count.load() != 0) {
       quiet = 0;
-    } else if (++quiet >= quiet_ticks_before_sleep) {
-      s.monitor_asleep = true;
-      s.monitor_wake.wait(lk, [&] { return !s.monitor_asleep || s.stopping; });
-      quiet = 0;
-      continue;
-    }
-    if (s.fresh.empty()) {
-      waited = false;
+      ml.unlock();
+      look_and_grow(s, v);
+      ml.lock();
     } else {
-      const bool stuck = waited && s.fresh_taken == taken;
-      if (every_worker_held(s, stuck ? seen : std::vector<look>{}, now)) {
-        add_worker(s, lk);
-        now.clear();  // look again from scratch: the new worker may take them all
+      v.waited = false;
+      if (++quiet >= quiet_ticks_before_sleep) {
+        // Store, then load; note_fresh_fiber adds, then loads: one of the
+        // two sees the other (seq_cst), so a queued fiber is never missed.
+        s.monitor_asleep.store(true);
+        if (s.fresh_count.load() == 0) {
+          s.monitor_wake.wait(ml, [&] { return !s.monitor_asleep.load() || s.monitor_stop; });
+        }
+        s.monitor_asleep.store(false);
+        quiet = 0;
+        continue;
       }
-      seen.swap(now);
-      taken = s.fresh_taken;
-      waited = true;
     }
-    s.monitor_wake.wait_for(lk, monitor_tick);
+    s.monitor_wake.wait_for(ml, monitor_tick);
   }
 }
 
 }  // namespace
 
 void start_monitor(node_scheduler& s) {
-  s.monitor_asleep = false;
+  s.monitor_stop = false;  // (no monitor runs: none yet, or joined by stop_monitor)
+  s.monitor_asleep.store(false);
   s.monitor = std::thread(monitor_loop);
 }
 
 void stop_monitor(node_scheduler& s) {
   {
-    std::lock_guard<std::mutex> guard(s.lock);
-    s.monitor_asleep = false;
+    std::lock_guard<std::mutex> guard(s.monitor_lock);
+    s.monitor_stop = true;
+    s.monitor_asleep.store(false);
     s.monitor_wake.notify_all();
   }
   if (s.monitor.joinable()) s.monitor.join();
@@ -172,9 +194,10 @@ void record_worker_thread(worker_slot& w) {
   w.tid.store(static_cast<int>(gettid()), std::memory_order_relaxed);
 }
 
-void note_spawn(node_scheduler& s) {
-  if (!s.monitor_asleep) return;
-  s.monitor_asleep = false;
+void note_fresh_fiber(node_scheduler& s) {
+  if (!s.monitor_asleep.load()) return;
+  std::lock_guard<std::mutex> guard(s.monitor_lock);
+  s.monitor_asleep.store(false);
   s.monitor_wake.notify_one();
 }
 
@@ -196,7 +219,8 @@ bool retire_if_idle(node_scheduler& s, int me, clock::time_point retire_at) {
 worker_counts current_worker_counts() {
   node_scheduler& s = node();
   std::lock_guard<std::mutex> guard(s.lock);
-  return {s.base_workers + s.extra_workers, s.workers_added, s.workers_retired};
+  return {s.base_workers + s.extra_workers, s.workers_added, s.workers_retired,
+          s.monitor_asleep.load()};
 }
 
 }  // namespace dstd::rt::sched

@@ -16,8 +16,8 @@
 // millisecond of CPU since the monitor first saw it (a computation, a spin).
 // A worker inside one fiber that only waits for a core is not held: on a
 // loaded machine, adding threads there would only load it more. The fast
-// path pays two plain stores per fiber run. The monitor sleeps once the
-// node has had no live fiber for a while; the next spawn wakes it.
+// path pays two plain stores per fiber run. The monitor sleeps once no
+// fiber has waited to start for a while; the next one queued wakes it.
 //
 // What it cannot do: a fiber that has run stays bound to its worker (see
 // scheduler.hpp), so a fiber bound to a held worker waits until that worker
@@ -49,8 +49,9 @@ void stop_monitor(node_scheduler& s);
 // A worker's first act, on its own thread: lets the monitor look at it.
 void record_worker_thread(worker_slot& w);
 
-// A fiber was spawned (lock held): wakes the monitor if it sleeps.
-void note_spawn(node_scheduler& s);
+// A fiber was queued to start (lock held, after fresh_count went up):
+// wakes the monitor if it sleeps.
+void note_fresh_fiber(node_scheduler& s);
 
 // Worker `me` found nothing to do and is about to sleep (lock held).
 // retire_time: when it may retire if it stays idle (never, for a worker
@@ -59,11 +60,13 @@ void note_spawn(node_scheduler& s);
 clock::time_point retire_time(const node_scheduler& s, int me);
 bool retire_if_idle(node_scheduler& s, int me, clock::time_point retire_at);
 
-// Workers running now (extra ones included), and how many extra workers
-// this node has ever started and retired (for tests and tools).
+// Workers running now (extra ones included), how many extra workers this
+// node has ever started and retired, and whether the monitor sleeps until a
+// fiber is queued to start (for tests and tools).
 struct worker_counts {
   unsigned running = 0;
   std::uint64_t added = 0, retired = 0;
+  bool monitor_asleep = false;
 };
 worker_counts current_worker_counts();
 

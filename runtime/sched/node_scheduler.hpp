@@ -61,12 +61,17 @@ struct node_scheduler {
   bool stopping = false;
   unsigned live = 0;  // fibers not finished (under lock)
   std::atomic<unsigned> runnable{0};
-  // The monitor (extra_workers.cpp), under the lock.
-  std::thread monitor;
-  std::condition_variable monitor_wake;
-  bool monitor_asleep = false;  // waiting for a fiber to be spawned
-  unsigned extra_workers = 0;   // extra workers running now
+  // Extra workers (extra_workers.cpp), under the lock.
+  unsigned extra_workers = 0;  // running now
   std::uint64_t workers_added = 0, workers_retired = 0;
+  // The monitor thread. Its own lock, so that a tick with no fiber
+  // waiting to start costs the scheduler's lock nothing (lock order: `lock`
+  // before `monitor_lock`).
+  std::thread monitor;
+  std::mutex monitor_lock;
+  std::condition_variable monitor_wake;
+  std::atomic<bool> monitor_asleep{false};  // until a fiber is queued to start
+  bool monitor_stop = false;                // (under monitor_lock)
 };
 
 // This node's scheduler (scheduler.cpp). Hidden, not inline: scheduler.cpp

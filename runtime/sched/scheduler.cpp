@@ -82,7 +82,8 @@ void make_ready(fiber* f) {
   std::lock_guard<std::mutex> guard(s.lock);
   if (f->home_worker < 0) {
     s.fresh.push_back(f);
-    s.fresh_count.fetch_add(1, std::memory_order_release);
+    s.fresh_count.fetch_add(1);  // seq_cst: see note_fresh_fiber
+    note_fresh_fiber(s);
     wake_idle_worker(s);
     return;
   }
@@ -242,7 +243,6 @@ fiber* new_fiber() {
   {
     std::lock_guard<std::mutex> guard(s.lock);
     ++s.live;
-    note_spawn(s);
     if (!s.free_fibers.empty()) {
       fiber* f = s.free_fibers.back();
       s.free_fibers.pop_back();

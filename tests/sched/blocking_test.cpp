@@ -261,6 +261,8 @@ TEST(BlockedWorkers, SpinnersOnEveryWorkerSeeAFlagSetByAThreadStartedAfterThem) 
     // Extra workers from the tests before have gone (retired when idle).
     await("the extra workers of earlier tests retired",
           [&] { return counts_on(n).running == k; });
+    // And the monitor sleeps: the spinners' stall must wake it.
+    await("the monitor asleep", [&] { return counts_on(n).monitor_asleep; });
     const sched::worker_counts before = counts_on(n);
     auto* st = value_of<spin_state*>(run_on(n, new_spin_state));
     std::vector<dstd::thread> spinners;
