@@ -29,6 +29,7 @@ struct look {
 constexpr std::int64_t held_cpu_ns = 1'000'000;  // a computation or spin, not a blip
 
 std::int64_t cpu_ns(const worker_slot& w) {
+  if (w.tid.load(std::memory_order_relaxed) == 0) return -1;  // not recorded: never held
   timespec t{};
   if (clock_gettime(w.cpu_clock.load(std::memory_order_relaxed), &t) != 0) return -1;
   return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
@@ -190,7 +191,8 @@ void stop_monitor(node_scheduler& s) {
 
 void record_worker_thread(worker_slot& w) {
   clockid_t c{};
-  if (pthread_getcpuclockid(pthread_self(), &c) == 0) w.cpu_clock.store(c, std::memory_order_relaxed);
+  if (pthread_getcpuclockid(pthread_self(), &c) != 0) return;  // (tid stays 0: see cpu_ns)
+  w.cpu_clock.store(c, std::memory_order_relaxed);
   w.tid.store(static_cast<int>(gettid()), std::memory_order_relaxed);
 }
 
