@@ -6,6 +6,7 @@
 
 #include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/kernel_sleep.hpp"
 
 namespace dstd::rt::chaos {
 
@@ -48,8 +49,7 @@ void detail::delay() noexcept {
   if (pick < 63) return void(sched_yield());      // let another thread run
   // Rarely, long enough for a whole exchange elsewhere (an unlock, a wake-up
   // message, a lock and an acquire on another worker) to fit in the window.
-  timespec ts{0, static_cast<long>(100000 + more % 400000)};  // 0.1 to 0.5 ms
-  nanosleep(&ts, nullptr);
+  kernel_sleep_ns(100000 + more % 400000);  // 0.1 to 0.5 ms
 }
 
 void configure_from_env() {

@@ -4,11 +4,11 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
 
+#include "runtime/common/kernel_sleep.hpp"
 #include "runtime/control/node_env.hpp"
 
 namespace dstd::rt {
@@ -50,10 +50,7 @@ void flush_forwarded_output() {
     if (fd < 0) continue;
     // dstdrun reads each pipe at least once per poll round; a short sleep
     // lets it run.
-    while (unread(fd) > 0) {
-      const timespec pause{0, 20'000};
-      nanosleep(&pause, nullptr);
-    }
+    while (unread(fd) > 0) kernel_sleep_ns(20'000);
   }
 }
 

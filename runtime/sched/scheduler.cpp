@@ -20,7 +20,9 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/heap/running_stack.hpp"
+#include "runtime/sched/extra_workers.hpp"
 #include "runtime/sched/fiber_tls.hpp"
+#include "runtime/sched/node_scheduler.hpp"
 #include "runtime/sched/partition_stack.hpp"
 #include "runtime/sched/thread_exit.hpp"
 #include "runtime/sched/waiter_registry.hpp"
@@ -54,35 +56,13 @@ struct fiber {
   bool tls_ready = false;  // prepared for this life, on its worker
 };
 
-namespace {
-
-struct worker_slot {
-  std::deque<fiber*> ready;  // its own fibers, ready again
-  std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
-  std::condition_variable wake;
-  bool idle = false;  // waiting on `wake` (under the lock)
-  bool fresh_first = false;  // which queue it looks at first next time
-  std::thread thread;
-};
-
-struct node_scheduler {
-  std::mutex lock;
-  std::condition_variable drained;  // stop() waiting for the last fiber
-  std::deque<fiber*> fresh;         // fibers that never ran: any worker
-  std::atomic<std::uint32_t> fresh_count{0};  // fresh.size(), to peek without the lock
-  std::vector<std::unique_ptr<worker_slot>> workers;
-  std::multimap<clock::time_point, fiber*> timers;
-  std::vector<fiber*> free_fibers;
-  bool stopping = false;
-  unsigned live = 0;  // fibers not finished (under lock)
-  std::atomic<unsigned> runnable{0};
-};
-
 // Leaked on purpose: workers may outlive static destructors.
 node_scheduler& node() {
   static node_scheduler* s = new node_scheduler;
   return *s;
 }
+
+namespace {
 
 thread_local fiber* running_fiber = nullptr;
 thread_local fiber* thread_waiter = nullptr;
@@ -104,7 +84,8 @@ void make_ready(fiber* f) {
   std::lock_guard<std::mutex> guard(s.lock);
   if (f->home_worker < 0) {
     s.fresh.push_back(f);
-    s.fresh_count.fetch_add(1, std::memory_order_release);
+    s.fresh_count.fetch_add(1);  // seq_cst: see note_fresh_fiber
+    note_fresh_fiber(s);
     wake_idle_worker(s);
     return;
   }
@@ -145,7 +126,9 @@ fiber* take_fresh(node_scheduler& s, int me) {
   fiber* f = s.fresh.front();
   s.fresh.pop_front();
   s.fresh_count.fetch_sub(1, std::memory_order_relaxed);
+  ++s.fresh_taken;
   f->home_worker = me;
+  ++s.workers[static_cast<std::size_t>(me)]->bound;
   return f;
 }
 
@@ -165,6 +148,7 @@ fiber* next_fiber(int me) {
   worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
   std::vector<fiber*> due;
   bool polled = false;
+  clock::time_point retire_at = clock::time_point::min();  // set when it first sleeps
   std::unique_lock<std::mutex> lk(s.lock);
   for (;;) {
     take_due_timers(s, due);
@@ -189,11 +173,15 @@ fiber* next_fiber(int me) {
       continue;
     }
     polled = false;
+    if (retire_at == clock::time_point::min()) retire_at = retire_time(s, me);
+    if (retire_if_idle(s, me, retire_at)) return nullptr;  // an extra worker, idle long enough
     w.idle = true;
-    if (s.timers.empty()) {
+    const clock::time_point until =
+        s.timers.empty() ? retire_at : std::min(retire_at, s.timers.begin()->first);
+    if (until == clock::time_point::max()) {
       w.wake.wait(lk);
     } else {
-      w.wake.wait_until(lk, s.timers.begin()->first);
+      w.wake.wait_until(lk, until);
     }
     w.idle = false;
   }
@@ -205,6 +193,7 @@ void retire(fiber* f) {
   f->state.store(dead, std::memory_order_release);
   f->local = nullptr;
   std::lock_guard<std::mutex> guard(s.lock);
+  --s.workers[static_cast<std::size_t>(f->home_worker)]->bound;
   s.free_fibers.push_back(f);
   if (--s.live == 0) {
     s.drained.notify_all();
@@ -212,14 +201,19 @@ void retire(fiber* f) {
   }
 }
 
+}  // namespace
+
 void worker_loop(int me) {
   node_scheduler& s = node();
+  worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
+  record_worker_thread(w);
   ensure_signal_stack();  // a stack overflow's fault needs a stack to run on
   while (fiber* f = next_fiber(me)) {
     if (!f->tls_ready) {
       prepare_fiber_tls(f->tls);
       f->tls_ready = true;
     }
+    count_turn(w);  // odd: in a fiber (extra_workers.hpp)
     running_fiber = f;
     enter_fiber_tls(f->tls);
     // In the fiber's own thread-local storage (the fault handler reads it
@@ -228,6 +222,7 @@ void worker_loop(int me) {
     f->context = std::move(f->context).resume();
     leave_fiber_tls(f->tls);
     running_fiber = nullptr;
+    count_turn(w);
     s.runnable.fetch_sub(1, std::memory_order_relaxed);
     if (!f->context) {  // the fiber returned; Boost.Context freed its stack
       retire(f);
@@ -245,6 +240,8 @@ void worker_loop(int me) {
     }
   }
 }
+
+namespace {
 
 // Every waiter object comes from here: enrolled, never freed.
 fiber* make_waiter() {
@@ -311,10 +308,13 @@ void start(unsigned workers) {
   if (!s.workers.empty()) return;
   if (workers == 0) workers = configured_workers();
   s.stopping = false;
+  s.base_workers = workers;
+  s.workers.reserve(workers + max_extra_workers);  // see node_scheduler::workers
   for (unsigned i = 0; i < workers; ++i) s.workers.push_back(std::make_unique<worker_slot>());
   for (unsigned i = 0; i < workers; ++i) {
     s.workers[i]->thread = std::thread(worker_loop, static_cast<int>(i));
   }
+  start_monitor(s);
 }
 
 void stop() {
@@ -326,16 +326,16 @@ void stop() {
     s.stopping = true;
     for (auto& w : s.workers) w->wake.notify_one();
   }
-  for (auto& w : s.workers) w->thread.join();
+  stop_monitor(s);  // before the workers: it may be starting one
+  for (auto& w : s.workers) {
+    if (w->thread.joinable()) w->thread.join();  // a retired one may be joined already
+  }
   std::lock_guard<std::mutex> guard(s.lock);
   s.workers.clear();
+  s.extra_workers = 0;
 }
 
-unsigned worker_count() {
-  node_scheduler& s = node();
-  std::lock_guard<std::mutex> guard(s.lock);
-  return static_cast<unsigned>(s.workers.size());
-}
+unsigned worker_count() { return current_worker_counts().running; }
 
 void spawn(fiber_fn fn, void* arg, std::size_t stack_bytes) {
   start();

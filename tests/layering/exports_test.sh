@@ -12,6 +12,7 @@ interposed=(
   pvalloc malloc_usable_size
   __libc_start_main exit quick_exit fork pthread_atfork sigaction signal
   __cxa_thread_atexit_impl
+  sleep usleep nanosleep clock_nanosleep
   "operator new(unsigned long)" "operator new[](unsigned long)"
   "operator delete(void*)" "operator delete[](void*)"
   "tc_get_sysalloc_override(SysAllocator*)"

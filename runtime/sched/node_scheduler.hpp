@@ -1,0 +1,94 @@
+// The state of a node's scheduler, shared by the two files that run it:
+// scheduler.cpp (queues, fiber switches, parking) and extra_workers.cpp
+// (adding a worker when every worker is held by a fiber that does not come
+// back, and retiring it once idle).
+//
+// Why a header and not one file: adding and retiring workers is its own job
+// with its own thread (the monitor); it needs the queues and the workers'
+// switch counts, and nothing else in the scheduler needs it.
+#pragma once
+
+#include <time.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/sched/scheduler.hpp"
+
+namespace dstd::rt::sched {
+
+// Aligned to a cache line: a worker writes `turns` at every switch, and an
+// idle neighbour polls its own slot's queue; they must not share a line.
+struct alignas(64) worker_slot {
+  std::deque<fiber*> ready;  // its own fibers, ready again
+  std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
+  std::condition_variable wake;
+  bool idle = false;  // waiting on `wake` (under the lock)
+  bool fresh_first = false;  // which queue it looks at first next time
+  std::thread thread;
+  // Bumped by the worker itself before and after it runs a fiber: odd while
+  // a fiber runs. The monitor reads it to see a worker that a fiber holds
+  // (extra_workers.cpp); a plain store on the worker's own line is all the
+  // fast path pays.
+  std::atomic<std::uint64_t> turns{0};
+  // Its OS thread, for the monitor to tell a worker blocked in the kernel or
+  // computing from one only waiting for a core (set by record_worker_thread).
+  std::atomic<int> tid{0};
+  std::atomic<clockid_t> cpu_clock{0};
+  unsigned bound = 0;    // live fibers bound to this worker (under the lock)
+  bool retired = false;  // an extra worker that ended; its slot can be reused (under the lock)
+};
+
+struct node_scheduler {
+  std::mutex lock;
+  std::condition_variable drained;  // stop() waiting for the last fiber
+  std::deque<fiber*> fresh;         // fibers that never ran: any worker
+  std::atomic<std::uint32_t> fresh_count{0};  // fresh.size(), to peek without the lock
+  std::uint64_t fresh_taken = 0;    // fibers ever taken from `fresh` (under the lock)
+  // Never reallocated after start() (it reserves room for every extra
+  // worker), so a worker may read its own slot's pointer without the lock.
+  std::vector<std::unique_ptr<worker_slot>> workers;
+  unsigned base_workers = 0;  // started by start(); slots past these are extra workers
+  std::multimap<clock::time_point, fiber*> timers;
+  std::vector<fiber*> free_fibers;
+  bool stopping = false;
+  unsigned live = 0;  // fibers not finished (under lock)
+  std::atomic<unsigned> runnable{0};
+  // Extra workers (extra_workers.cpp), under the lock.
+  unsigned extra_workers = 0;  // running now
+  std::uint64_t workers_added = 0, workers_retired = 0;
+  // The monitor thread. Its own lock, so that a tick with no fiber
+  // waiting to start costs the scheduler's lock nothing (lock order: `lock`
+  // before `monitor_lock`).
+  std::thread monitor;
+  std::mutex monitor_lock;
+  std::condition_variable monitor_wake;
+  std::atomic<bool> monitor_asleep{false};  // until a fiber is queued to start
+  bool monitor_stop = false;                // (under monitor_lock)
+};
+
+// This node's scheduler (scheduler.cpp). Hidden, not inline: scheduler.cpp
+// then reaches its state directly, not through the GOT (an inline
+// function's static is, in a shared library: two loads and a guard check
+// per call, several calls per fiber switch).
+[[gnu::visibility("hidden")]] node_scheduler& node();
+
+// worker_slot::turns, by its worker.
+inline void count_turn(worker_slot& w) {
+  // Release (a plain store on x86): the monitor that sees the count also
+  // sees what the worker recorded before it (its thread's ids).
+  w.turns.store(w.turns.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
+// A worker thread's body (scheduler.cpp): runs fibers until the scheduler
+// stops or, for an extra worker, until it retires.
+void worker_loop(int me);
+
+}  // namespace dstd::rt::sched
