@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/context/fiber.hpp>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -19,6 +18,7 @@
 #include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/common/node_condition_variable.hpp"
 #include "runtime/sched/partition_stack.hpp"
 #include "runtime/sched/waiter_registry.hpp"
 #include "runtime/transport/waiting.hpp"
@@ -53,7 +53,7 @@ namespace {
 struct worker_slot {
   std::deque<fiber*> ready;  // its own fibers, ready again
   std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
-  std::condition_variable wake;
+  node_condition_variable wake;
   bool idle = false;  // waiting on `wake` (under the lock)
   bool fresh_first = false;  // which queue it looks at first next time
   std::thread thread;
@@ -61,7 +61,7 @@ struct worker_slot {
 
 struct node_scheduler {
   std::mutex lock;
-  std::condition_variable drained;  // stop() waiting for the last fiber
+  node_condition_variable drained;  // stop() waiting for the last fiber
   std::deque<fiber*> fresh;         // fibers that never ran: any worker
   std::atomic<std::uint32_t> fresh_count{0};  // fresh.size(), to peek without the lock
   std::vector<std::unique_ptr<worker_slot>> workers;

@@ -1,0 +1,166 @@
+// pthread_mutex_*: see mutex_route.hpp.
+#include <errno.h>
+#include <pthread.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <dstd/atomic>
+#include <dstd/sync>
+
+#include "dstd/interpose/deadline.hpp"
+#include "dstd/interpose/mutex_route.hpp"
+#include "dstd/interpose/next_definition.hpp"
+#include "dstd/interpose/route.hpp"
+
+namespace dstd::detail {
+std::uint64_t current_thread_id() noexcept;
+}
+
+namespace dstd::interpose {
+
+namespace {
+
+constinit next_definition<int(pthread_mutex_t*)> glibc_lock{"pthread_mutex_lock"};
+constinit next_definition<int(pthread_mutex_t*)> glibc_trylock{"pthread_mutex_trylock"};
+constinit next_definition<int(pthread_mutex_t*)> glibc_unlock{"pthread_mutex_unlock"};
+constinit next_definition<int(pthread_mutex_t*, const timespec*)> glibc_timedlock{
+    "pthread_mutex_timedlock"};
+constinit next_definition<int(pthread_mutex_t*, clockid_t, const timespec*)> glibc_clocklock{
+    "pthread_mutex_clocklock"};
+
+enum class kind { normal, recursive, errorcheck, glibc_only };
+
+// glibc's __kind: the type in the low bits, then robust (16), priority
+// inheritance (32) and protection (64) flags; higher bits (process-shared,
+// lock elision) do not change what the cluster does.
+kind kind_of(const pthread_mutex_t* m) noexcept {
+  const int k = m->__data.__kind & 127;
+  switch (k) {
+    case PTHREAD_MUTEX_NORMAL:
+    case PTHREAD_MUTEX_ADAPTIVE_NP:
+      return kind::normal;
+    case PTHREAD_MUTEX_RECURSIVE:
+      return kind::recursive;
+    case PTHREAD_MUTEX_ERRORCHECK:
+      return kind::errorcheck;
+    default:
+      return kind::glibc_only;
+  }
+}
+
+template <class T>
+T& at_offset(pthread_mutex_t* m, std::size_t offset) noexcept {
+  return *reinterpret_cast<T*>(reinterpret_cast<char*>(m) + offset);
+}
+
+// dstd's timed_mutex is its lock word at offset 0 (plus empty members that
+// take no bytes it ever touches).
+timed_mutex& lock_of(pthread_mutex_t* m) noexcept {
+  static_assert(sizeof(timed_mutex) <= 16 && offsetof(pthread_mutex_t, __data.__lock) == 0);
+  return at_offset<timed_mutex>(m, 0);
+}
+atomic<std::uint64_t>& owner_of(pthread_mutex_t* m) noexcept {
+  static_assert(offsetof(pthread_mutex_t, __data.__owner) == 8);
+  return at_offset<atomic<std::uint64_t>>(m, 8);
+}
+atomic<std::uint64_t>& depth_of(pthread_mutex_t* m) noexcept {
+  static_assert(offsetof(pthread_mutex_t, __data.__list) == 24);
+  return at_offset<atomic<std::uint64_t>>(m, 24);
+}
+
+int timed_lock(pthread_mutex_t* m, clockid_t clock, const timespec* abstime) {
+  std::chrono::steady_clock::time_point until;
+  if (!waitable_clock(clock) || !steady_deadline(clock, abstime, until)) return EINVAL;
+  return cluster_mutex_lock(m, &until);
+}
+
+// The try-lock is the lock with a deadline already past.
+int try_lock(pthread_mutex_t* m) {
+  const auto past = std::chrono::steady_clock::time_point::min();
+  const int r = cluster_mutex_lock(m, &past);
+  return r == ETIMEDOUT ? EBUSY : r;
+}
+
+}  // namespace
+
+bool mutex_on_cluster(const pthread_mutex_t* m, const void* return_address) noexcept {
+  return on_cluster(m, return_address) && kind_of(m) != kind::glibc_only;
+}
+
+int cluster_mutex_lock(pthread_mutex_t* m, const std::chrono::steady_clock::time_point* until) {
+  const kind k = kind_of(m);
+  const std::uint64_t me = k == kind::normal ? 0 : detail::current_thread_id();
+  if (k != kind::normal && owner_of(m).load(memory_order_relaxed) == me) {
+    if (k == kind::errorcheck) return EDEADLK;
+    depth_of(m).fetch_add(1, memory_order_relaxed);
+    return 0;
+  }
+  timed_mutex& lock = lock_of(m);
+  if (until == nullptr) {
+    lock.lock();
+  } else if (!lock.try_lock_until(*until)) {
+    return ETIMEDOUT;
+  }
+  if (k != kind::normal) {
+    owner_of(m).store(me, memory_order_relaxed);
+    depth_of(m).store(1, memory_order_relaxed);
+  }
+  return 0;
+}
+
+int cluster_mutex_unlock(pthread_mutex_t* m) {
+  if (kind_of(m) != kind::normal) {
+    if (owner_of(m).load(memory_order_relaxed) != detail::current_thread_id()) return EPERM;
+    if (depth_of(m).fetch_sub(1, memory_order_relaxed) != 1) return 0;
+    owner_of(m).store(0, memory_order_relaxed);
+  }
+  lock_of(m).unlock();
+  return 0;
+}
+
+int lock_mutex_for(pthread_mutex_t* m, const void* return_address) {
+  if (mutex_on_cluster(m, return_address)) return cluster_mutex_lock(m, nullptr);
+  return glibc_lock.get()(m);
+}
+
+int unlock_mutex_for(pthread_mutex_t* m, const void* return_address) {
+  if (mutex_on_cluster(m, return_address)) return cluster_mutex_unlock(m);
+  return glibc_unlock.get()(m);
+}
+
+}  // namespace dstd::interpose
+
+using dstd::interpose::mutex_on_cluster;
+
+extern "C" {
+
+[[gnu::visibility("default")]] int pthread_mutex_lock(pthread_mutex_t* m) {
+  return dstd::interpose::lock_mutex_for(m, __builtin_return_address(0));
+}
+
+[[gnu::visibility("default")]] int pthread_mutex_unlock(pthread_mutex_t* m) {
+  return dstd::interpose::unlock_mutex_for(m, __builtin_return_address(0));
+}
+
+[[gnu::visibility("default")]] int pthread_mutex_trylock(pthread_mutex_t* m) {
+  if (mutex_on_cluster(m, __builtin_return_address(0))) return dstd::interpose::try_lock(m);
+  return dstd::interpose::glibc_trylock.get()(m);
+}
+
+[[gnu::visibility("default")]] int pthread_mutex_timedlock(pthread_mutex_t* m,
+                                                           const timespec* abstime) {
+  if (mutex_on_cluster(m, __builtin_return_address(0))) {
+    return dstd::interpose::timed_lock(m, CLOCK_REALTIME, abstime);
+  }
+  return dstd::interpose::glibc_timedlock.get()(m, abstime);
+}
+
+[[gnu::visibility("default")]] int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
+                                                           const timespec* abstime) {
+  if (mutex_on_cluster(m, __builtin_return_address(0))) {
+    return dstd::interpose::timed_lock(m, clock, abstime);
+  }
+  return dstd::interpose::glibc_clocklock.get()(m, clock, abstime);
+}
+
+}  // extern "C"
