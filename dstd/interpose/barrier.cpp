@@ -23,11 +23,11 @@ atomic<std::uint64_t>& state_of(pthread_barrier_t* b) noexcept {
   return *reinterpret_cast<atomic<std::uint64_t>*>(b);
 }
 
-// The count pthread_barrier_init stored (glibc: unsigned int at offset 8).
+// The count pthread_barrier_init stored (glibc: unsigned int at offset 8),
+// read at its home (as a mutex's kind, mutex.cpp).
 std::uint64_t count_of(pthread_barrier_t* b) noexcept {
-  unsigned count = 0;
-  __builtin_memcpy(&count, reinterpret_cast<const char*>(b) + 8, sizeof count);
-  return count;
+  return reinterpret_cast<atomic<unsigned>*>(reinterpret_cast<char*>(b) + 8)
+      ->load(memory_order_relaxed);
 }
 
 int wait(pthread_barrier_t* b) {
