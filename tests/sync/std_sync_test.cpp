@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <deque>
 #include <dstd/atomic>
+#include <dstd/sync>
 #include <dstd/thread>
 #include <mutex>
 #include <new>
@@ -32,15 +33,31 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Runs f(node, index) on `per_node` threads on every node; joins.
+// Runs f(node, index) on `per_node` threads on every node, all starting
+// together (so that nodes overlap); joins. In a one-node run they start as
+// they come: there glibc serves the objects, and a thread blocked in glibc
+// holds its worker, so two threads that a common start bound to one worker
+// (scheduler.cpp) could wait for each other forever.
 template <class F>
 void on_every_node(unsigned per_node, F f) {
+  const bool together = dstd::node_count() > 1;
+  dstd::latch start(together ? static_cast<std::ptrdiff_t>(per_node * dstd::node_count()) : 0);
   std::vector<dstd::thread> t;
   for (unsigned n = 0; n < dstd::node_count(); ++n) {
-    for (unsigned k = 0; k < per_node; ++k) t.push_back(dstd::spawn_on(n, [&f, n, k] { f(n, k); }));
+    for (unsigned k = 0; k < per_node; ++k) {
+      t.push_back(dstd::spawn_on(n, [&f, &start, together, n, k] {
+        if (together) start.arrive_and_wait();
+        f(n, k);
+      }));
+    }
   }
   for (auto& th : t) th.join();
 }
+
+// Inside a critical section: long enough that the other nodes' threads
+// are waiting meanwhile (with glibc's locks, each node took its own copy
+// and the nodes' updates overwrote each other).
+void hold_a_moment() { std::this_thread::sleep_for(20us); }
 
 // --- a slow Meyers singleton -------------------------------------------
 
@@ -114,30 +131,35 @@ TEST(LibraryObject, ProducersAndConsumersOnEveryNodeCountExactly) {
   constexpr unsigned slots = 3;  // small: producers wait for consumers too
   auto* q = new bounded_queue(slots);
   dstd::atomic<long> consumed_sum{0}, consumed{0};
-  // One producer and one consumer per node: each consumer takes what one
-  // producer makes, from whichever node it came.
+  // Node 0's two threads consume what one thread on each other node
+  // produces, so every item crosses nodes (one node: one of each).
+  const bool alone = dstd::node_count() == 1;
+  const long producers = alone ? 1 : dstd::node_count() - 1;
+  const long per_consumer = alone ? per_producer : producers * per_producer / 2;
   on_every_node(2, [&](unsigned n, unsigned k) {
-    if (k == 0) {
+    const bool consumes = alone ? k == 1 : n == 0;
+    const bool produces = alone ? k == 0 : n != 0 && k == 0;
+    if (produces) {
       for (long i = 1; i <= per_producer; ++i) q->push(static_cast<long>(n) * 100000 + i);
-    } else {
-      for (long i = 0; i < per_producer; ++i) {
+    } else if (consumes) {
+      for (long i = 0; i < per_consumer; ++i) {
         consumed_sum.fetch_add(q->pop());
         consumed.fetch_add(1);
       }
     }
   });
   long expected_sum = 0;
-  for (long n = 0; n < static_cast<long>(dstd::node_count()); ++n) {
+  for (long n = alone ? 0 : 1; n < static_cast<long>(dstd::node_count()); ++n) {
     expected_sum += n * 100000 * per_producer + per_producer * (per_producer + 1) / 2;
   }
-  EXPECT_EQ(consumed.load(), per_producer * dstd::node_count());
+  EXPECT_EQ(consumed.load(), per_producer * producers);
   EXPECT_EQ(consumed_sum.load(), expected_sum);
   EXPECT_EQ(q->free_slots(), static_cast<int>(slots));
   delete q;
 }
 
 TEST(LibraryObject, StdMutexCounterIsExact) {
-  constexpr int increments = 500;
+  constexpr int increments = 100;
   struct counter {
     std::mutex m;
     std::recursive_mutex rm;
@@ -149,6 +171,7 @@ TEST(LibraryObject, StdMutexCounterIsExact) {
       {
         std::lock_guard<std::mutex> g(c->m);
         ++c->plain;
+        hold_a_moment();
       }
       std::lock_guard<std::recursive_mutex> outer(c->rm);
       std::lock_guard<std::recursive_mutex> inner(c->rm);  // re-entry
@@ -160,10 +183,34 @@ TEST(LibraryObject, StdMutexCounterIsExact) {
   delete c;
 }
 
+TEST(LibraryObject, ConditionVariableAnyPingPongsBetweenNodes) {
+  constexpr int rounds = 100;
+  struct table {
+    std::mutex m;
+    std::condition_variable_any cv;  // its own mutex is libstdc++'s, in the heap
+    int turn = 0;
+  };
+  auto* t = new table;
+  auto player = [t](int me) {
+    for (int i = 0; i < rounds; ++i) {
+      std::unique_lock<std::mutex> lk(t->m);
+      t->cv.wait(lk, [&] { return t->turn == me; });
+      t->turn = 1 - me;
+      t->cv.notify_all();
+    }
+  };
+  dstd::thread a = dstd::spawn_on(0, player, 0);
+  dstd::thread b = dstd::spawn_on(dstd::node_count() - 1, player, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(t->turn, 0);
+  delete t;
+}
+
 // --- std::shared_mutex ------------------------------------------------------
 
 TEST(SharedMutex, ReadersNeverSeeAHalfWrittenPair) {
-  constexpr int rounds = 300;
+  constexpr int rounds = 100;
   struct pair_guarded {
     std::shared_mutex m;
     long a = 0, b = 0;
@@ -175,6 +222,7 @@ TEST(SharedMutex, ReadersNeverSeeAHalfWrittenPair) {
       if (k == 0) {
         std::unique_lock<std::shared_mutex> w(p->m);
         ++p->a;
+        hold_a_moment();
         ++p->b;
       } else {
         std::shared_lock<std::shared_mutex> r(p->m);
@@ -229,7 +277,7 @@ TEST(PthreadBarrier, EveryRoundHasOneSerialThreadAndSeesAllWrites) {
 }
 
 TEST(PthreadSpin, CounterIsExact) {
-  constexpr int increments = 200;
+  constexpr int increments = 100;
   struct spin_counter {
     pthread_spinlock_t lock;
     long n = 0;
@@ -240,6 +288,7 @@ TEST(PthreadSpin, CounterIsExact) {
     for (int i = 0; i < increments; ++i) {
       pthread_spin_lock(&c->lock);
       ++c->n;
+      hold_a_moment();
       pthread_spin_unlock(&c->lock);
     }
   });
@@ -255,7 +304,10 @@ TEST(SyncStream, LinesFromEveryNodeArriveWhole) {
   auto* out = new std::ostringstream;
   on_every_node(2, [&](unsigned n, unsigned k) {
     for (int i = 0; i < lines; ++i) {
-      std::osyncstream(*out) << "node " << n << " thread " << k << " line " << i << " end\n";
+      std::osyncstream line(*out);
+      line << "node " << n << " thread " << k;
+      hold_a_moment();  // the nodes' lines overlap
+      line << " line " << i << " end\n";
     }
   });
   std::istringstream in(out->str());
