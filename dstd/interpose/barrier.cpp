@@ -17,7 +17,7 @@ namespace dstd::interpose {
 
 namespace {
 
-constinit next_definition<int(pthread_barrier_t*)> glibc_wait{"pthread_barrier_wait"};
+constinit next_definition<int(pthread_barrier_t*) noexcept> glibc_wait{"pthread_barrier_wait"};
 
 atomic<std::uint64_t>& state_of(pthread_barrier_t* b) noexcept {
   return *reinterpret_cast<atomic<std::uint64_t>*>(b);

@@ -33,11 +33,10 @@ namespace dstd::interpose {
 
 namespace {
 
-constinit next_definition<int(pthread_cond_t*)> glibc_signal{"pthread_cond_signal"};
-constinit next_definition<int(pthread_cond_t*)> glibc_broadcast{"pthread_cond_broadcast"};
+constinit next_definition<int(pthread_cond_t*) noexcept> glibc_signal{"pthread_cond_signal"};
+constinit next_definition<int(pthread_cond_t*) noexcept> glibc_broadcast{"pthread_cond_broadcast"};
 constinit next_definition<int(pthread_cond_t*, pthread_mutex_t*)> glibc_wait{"pthread_cond_wait"};
-constinit next_definition<int(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*)>
-    glibc_clockwait{"pthread_cond_clockwait"};
+constinit next_definition<int(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*)> glibc_clockwait{"pthread_cond_clockwait"};
 
 detail::notify_sequence& sequence_of(pthread_cond_t* c) noexcept {
   static_assert(sizeof(detail::notify_sequence) == 8 && offsetof(pthread_cond_t, __data) == 0);

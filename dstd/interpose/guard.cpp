@@ -28,11 +28,12 @@ namespace dstd::interpose {
 
 namespace {
 
-using guard_fn = int(__cxxabiv1::__guard*);
-using guard_end_fn = void(__cxxabiv1::__guard*);
-constinit next_definition<guard_fn> libstdcxx_acquire{"__cxa_guard_acquire"};
-constinit next_definition<guard_end_fn> libstdcxx_release{"__cxa_guard_release"};
-constinit next_definition<guard_end_fn> libstdcxx_abort{"__cxa_guard_abort"};
+constinit next_definition<decltype(__cxxabiv1::__cxa_guard_acquire)> libstdcxx_acquire{
+    "__cxa_guard_acquire"};
+constinit next_definition<decltype(__cxxabiv1::__cxa_guard_release)> libstdcxx_release{
+    "__cxa_guard_release"};
+constinit next_definition<decltype(__cxxabiv1::__cxa_guard_abort)> libstdcxx_abort{
+    "__cxa_guard_abort"};
 
 constexpr std::uint64_t not_run = 0, in_progress = 0x100, done = 1;
 

@@ -20,13 +20,11 @@ namespace dstd::interpose {
 
 namespace {
 
-constinit next_definition<int(pthread_mutex_t*)> glibc_lock{"pthread_mutex_lock"};
-constinit next_definition<int(pthread_mutex_t*)> glibc_trylock{"pthread_mutex_trylock"};
-constinit next_definition<int(pthread_mutex_t*)> glibc_unlock{"pthread_mutex_unlock"};
-constinit next_definition<int(pthread_mutex_t*, const timespec*)> glibc_timedlock{
-    "pthread_mutex_timedlock"};
-constinit next_definition<int(pthread_mutex_t*, clockid_t, const timespec*)> glibc_clocklock{
-    "pthread_mutex_clocklock"};
+constinit next_definition<int(pthread_mutex_t*) noexcept> glibc_lock{"pthread_mutex_lock"};
+constinit next_definition<int(pthread_mutex_t*) noexcept> glibc_trylock{"pthread_mutex_trylock"};
+constinit next_definition<int(pthread_mutex_t*) noexcept> glibc_unlock{"pthread_mutex_unlock"};
+constinit next_definition<int(pthread_mutex_t*, const timespec*) noexcept> glibc_timedlock{"pthread_mutex_timedlock"};
+constinit next_definition<int(pthread_mutex_t*, clockid_t, const timespec*) noexcept> glibc_clocklock{"pthread_mutex_clocklock"};
 
 enum class kind { normal, recursive, errorcheck, glibc_only };
 
@@ -79,10 +77,13 @@ int timed_lock(pthread_mutex_t* m, clockid_t clock, const timespec* abstime) {
   return cluster_mutex_lock(m, &until);
 }
 
-// Routing, here with internal linkage so that the entry points below inline
-// it: a one-node run pays one flag check on top of glibc's call.
-bool on_cluster_here(const pthread_mutex_t* m, const void* return_address) noexcept {
-  return on_cluster(m, return_address) && kind_of(m) != kind::glibc_only;
+// Routing: the entry points below inline the one-node check
+// (sharing_with_peers), a one-node run pays it on top of glibc's call.
+[[gnu::noinline]] bool served_here(const pthread_mutex_t* m, const void* return_address) noexcept {
+  return cluster_serves(m, return_address) && kind_of(m) != kind::glibc_only;
+}
+inline bool on_cluster_here(const pthread_mutex_t* m, const void* return_address) noexcept {
+  return rt::sharing_with_peers() && served_here(m, return_address);
 }
 
 // The try-lock is the lock with a deadline already past.
@@ -98,7 +99,8 @@ bool mutex_on_cluster(const pthread_mutex_t* m, const void* return_address) noex
   return on_cluster_here(m, return_address);
 }
 
-int cluster_mutex_lock(pthread_mutex_t* m, const std::chrono::steady_clock::time_point* until) {
+[[gnu::noinline]] int cluster_mutex_lock(pthread_mutex_t* m,
+                                       const std::chrono::steady_clock::time_point* until) {
   const kind k = kind_of(m);
   const std::uint64_t me = k == kind::normal ? 0 : detail::current_thread_id();
   if (k != kind::normal && owner_of(m).load(memory_order_relaxed) == me) {
@@ -119,7 +121,7 @@ int cluster_mutex_lock(pthread_mutex_t* m, const std::chrono::steady_clock::time
   return 0;
 }
 
-int cluster_mutex_unlock(pthread_mutex_t* m) {
+[[gnu::noinline]] int cluster_mutex_unlock(pthread_mutex_t* m) {
   if (kind_of(m) != kind::normal) {
     if (owner_of(m).load(memory_order_relaxed) != detail::current_thread_id()) return EPERM;
     if (depth_of(m).fetch_sub(1, memory_order_relaxed) != 1) return 0;
@@ -131,12 +133,12 @@ int cluster_mutex_unlock(pthread_mutex_t* m) {
 
 namespace {
 
-int lock_for(pthread_mutex_t* m, const void* return_address) {
+[[gnu::always_inline]] inline int lock_for(pthread_mutex_t* m, const void* return_address) {
   if (on_cluster_here(m, return_address)) return cluster_mutex_lock(m, nullptr);
   return glibc_lock.get()(m);
 }
 
-int unlock_for(pthread_mutex_t* m, const void* return_address) {
+[[gnu::always_inline]] inline int unlock_for(pthread_mutex_t* m, const void* return_address) {
   if (on_cluster_here(m, return_address)) return cluster_mutex_unlock(m);
   return glibc_unlock.get()(m);
 }

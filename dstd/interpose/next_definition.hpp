@@ -27,7 +27,7 @@ class next_definition {
   }
 
  private:
-  Fn* resolve() const noexcept {
+  [[gnu::noinline]] Fn* resolve() const noexcept {
     auto* f = reinterpret_cast<Fn*>(dlsym(RTLD_NEXT, name_));
     if (f == nullptr) rt::fatal("libdstd interposes %s but finds no definition of it to call", name_);
     fn_.store(f, std::memory_order_relaxed);

@@ -19,4 +19,8 @@ bool runtime_caller(const void* return_address) noexcept {
          a < reinterpret_cast<std::uintptr_t>(etext);
 }
 
+bool cluster_serves(const void* p, const void* return_address) noexcept {
+  return !runtime_caller(return_address) && rt::locate(p).global;
+}
+
 }  // namespace dstd::interpose

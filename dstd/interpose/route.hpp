@@ -34,9 +34,13 @@ inline bool program_on_cluster(const void* return_address) noexcept {
   return rt::sharing_with_peers() && !runtime_caller(return_address);
 }
 
+// The part of on_cluster() past the one-node check, out of line so that
+// every entry point's inline fast path is a load, a test and glibc's call.
+[[gnu::noinline]] bool cluster_serves(const void* p, const void* return_address) noexcept;
+
 // True when the object at `p`, used from `return_address`, is the cluster's.
 inline bool on_cluster(const void* p, const void* return_address) noexcept {
-  return program_on_cluster(return_address) && rt::locate(p).global;
+  return rt::sharing_with_peers() && cluster_serves(p, return_address);
 }
 
 }  // namespace dstd::interpose

@@ -21,18 +21,15 @@ namespace dstd::interpose {
 
 namespace {
 
-using rw_fn = int(pthread_rwlock_t*);
-using rw_timed_fn = int(pthread_rwlock_t*, const timespec*);
-using rw_clock_fn = int(pthread_rwlock_t*, clockid_t, const timespec*);
-constinit next_definition<rw_fn> glibc_rdlock{"pthread_rwlock_rdlock"};
-constinit next_definition<rw_fn> glibc_wrlock{"pthread_rwlock_wrlock"};
-constinit next_definition<rw_fn> glibc_tryrdlock{"pthread_rwlock_tryrdlock"};
-constinit next_definition<rw_fn> glibc_trywrlock{"pthread_rwlock_trywrlock"};
-constinit next_definition<rw_fn> glibc_unlock{"pthread_rwlock_unlock"};
-constinit next_definition<rw_timed_fn> glibc_timedrdlock{"pthread_rwlock_timedrdlock"};
-constinit next_definition<rw_timed_fn> glibc_timedwrlock{"pthread_rwlock_timedwrlock"};
-constinit next_definition<rw_clock_fn> glibc_clockrdlock{"pthread_rwlock_clockrdlock"};
-constinit next_definition<rw_clock_fn> glibc_clockwrlock{"pthread_rwlock_clockwrlock"};
+constinit next_definition<int(pthread_rwlock_t*) noexcept> glibc_rdlock{"pthread_rwlock_rdlock"};
+constinit next_definition<int(pthread_rwlock_t*) noexcept> glibc_wrlock{"pthread_rwlock_wrlock"};
+constinit next_definition<int(pthread_rwlock_t*) noexcept> glibc_tryrdlock{"pthread_rwlock_tryrdlock"};
+constinit next_definition<int(pthread_rwlock_t*) noexcept> glibc_trywrlock{"pthread_rwlock_trywrlock"};
+constinit next_definition<int(pthread_rwlock_t*) noexcept> glibc_unlock{"pthread_rwlock_unlock"};
+constinit next_definition<int(pthread_rwlock_t*, const timespec*) noexcept> glibc_timedrdlock{"pthread_rwlock_timedrdlock"};
+constinit next_definition<int(pthread_rwlock_t*, const timespec*) noexcept> glibc_timedwrlock{"pthread_rwlock_timedwrlock"};
+constinit next_definition<int(pthread_rwlock_t*, clockid_t, const timespec*) noexcept> glibc_clockrdlock{"pthread_rwlock_clockrdlock"};
+constinit next_definition<int(pthread_rwlock_t*, clockid_t, const timespec*) noexcept> glibc_clockwrlock{"pthread_rwlock_clockwrlock"};
 
 shared_timed_mutex& lock_of(pthread_rwlock_t* l) noexcept {
   static_assert(sizeof(shared_timed_mutex) == 8 &&

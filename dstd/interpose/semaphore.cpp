@@ -21,12 +21,11 @@ namespace dstd::interpose {
 namespace {
 
 constinit next_definition<int(sem_t*)> glibc_wait{"sem_wait"};
-constinit next_definition<int(sem_t*)> glibc_trywait{"sem_trywait"};
+constinit next_definition<int(sem_t*) noexcept> glibc_trywait{"sem_trywait"};
 constinit next_definition<int(sem_t*, const timespec*)> glibc_timedwait{"sem_timedwait"};
-constinit next_definition<int(sem_t*, clockid_t, const timespec*)> glibc_clockwait{
-    "sem_clockwait"};
-constinit next_definition<int(sem_t*)> glibc_post{"sem_post"};
-constinit next_definition<int(sem_t*, int*)> glibc_getvalue{"sem_getvalue"};
+constinit next_definition<int(sem_t*, clockid_t, const timespec*)> glibc_clockwait{"sem_clockwait"};
+constinit next_definition<int(sem_t*) noexcept> glibc_post{"sem_post"};
+constinit next_definition<int(sem_t*, int*) noexcept> glibc_getvalue{"sem_getvalue"};
 
 using semaphore = counting_semaphore<>;
 

@@ -17,9 +17,9 @@ namespace dstd::interpose {
 
 namespace {
 
-constinit next_definition<int(pthread_spinlock_t*)> glibc_lock{"pthread_spin_lock"};
-constinit next_definition<int(pthread_spinlock_t*)> glibc_trylock{"pthread_spin_trylock"};
-constinit next_definition<int(pthread_spinlock_t*)> glibc_unlock{"pthread_spin_unlock"};
+constinit next_definition<int(pthread_spinlock_t*) noexcept> glibc_lock{"pthread_spin_lock"};
+constinit next_definition<int(pthread_spinlock_t*) noexcept> glibc_trylock{"pthread_spin_trylock"};
+constinit next_definition<int(pthread_spinlock_t*) noexcept> glibc_unlock{"pthread_spin_unlock"};
 
 atomic<int>& word_of(pthread_spinlock_t* s) noexcept {
   static_assert(sizeof(pthread_spinlock_t) == sizeof(atomic<int>));
