@@ -36,6 +36,8 @@ namespace {
 constinit next_definition<int(pthread_cond_t*) noexcept> glibc_signal{"pthread_cond_signal"};
 constinit next_definition<int(pthread_cond_t*) noexcept> glibc_broadcast{"pthread_cond_broadcast"};
 constinit next_definition<int(pthread_cond_t*, pthread_mutex_t*)> glibc_wait{"pthread_cond_wait"};
+constinit next_definition<int(pthread_cond_t*, pthread_mutex_t*, const timespec*)> glibc_timedwait{
+    "pthread_cond_timedwait"};
 constinit next_definition<int(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*)> glibc_clockwait{"pthread_cond_clockwait"};
 
 detail::notify_sequence& sequence_of(pthread_cond_t* c) noexcept {
@@ -81,13 +83,21 @@ detail::notify_sequence* cluster_sequence(pthread_cond_t* c, pthread_mutex_t* m,
   return nullptr;
 }
 
-int timed_wait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock, const timespec* abstime,
-               const void* caller) {
-  detail::notify_sequence* seq = cluster_sequence(c, m, caller);
-  if (seq == nullptr) return glibc_clockwait.get()(c, m, clock, abstime);
+// The clock pthread_cond_timedwait measures against: the one
+// pthread_condattr_setclock gave pthread_cond_init, which glibc keeps in
+// bit 1 of __wrefs (set: CLOCK_MONOTONIC; bit 0 is process-shared). Read
+// at its home, as a mutex's kind (mutex.cpp).
+clockid_t clock_of(pthread_cond_t* c) noexcept {
+  static_assert(offsetof(pthread_cond_t, __data.__wrefs) == 36);
+  const auto& wrefs = *reinterpret_cast<const atomic<unsigned>*>(reinterpret_cast<char*>(c) + 36);
+  return (wrefs.load(memory_order_relaxed) & 2) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+}
+
+int cluster_timed_wait(detail::notify_sequence& seq, callers_mutex lock, clockid_t clock,
+                       const timespec* abstime) {
   std::chrono::steady_clock::time_point until;
   if (!waitable_clock(clock) || !steady_deadline(clock, abstime, until)) return EINVAL;
-  return wait_on(*seq, {m, caller}, &until);
+  return wait_on(seq, lock, &until);
 }
 
 int notify(pthread_cond_t* c, bool all, const void* caller) {
@@ -124,13 +134,20 @@ extern "C" {
 
 [[gnu::visibility("default")]] int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m,
                                                           const timespec* abstime) {
-  return dstd::interpose::timed_wait(c, m, CLOCK_REALTIME, abstime, __builtin_return_address(0));
+  const void* caller = __builtin_return_address(0);
+  dstd::detail::notify_sequence* seq = dstd::interpose::cluster_sequence(c, m, caller);
+  if (seq == nullptr) return dstd::interpose::glibc_timedwait.get()(c, m, abstime);
+  return dstd::interpose::cluster_timed_wait(*seq, {m, caller}, dstd::interpose::clock_of(c),
+                                             abstime);
 }
 
 [[gnu::visibility("default")]] int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m,
                                                           clockid_t clock,
                                                           const timespec* abstime) {
-  return dstd::interpose::timed_wait(c, m, clock, abstime, __builtin_return_address(0));
+  const void* caller = __builtin_return_address(0);
+  dstd::detail::notify_sequence* seq = dstd::interpose::cluster_sequence(c, m, caller);
+  if (seq == nullptr) return dstd::interpose::glibc_clockwait.get()(c, m, clock, abstime);
+  return dstd::interpose::cluster_timed_wait(*seq, {m, caller}, clock, abstime);
 }
 
 }  // extern "C"

@@ -13,8 +13,10 @@
 #include <semaphore.h>
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <ctime>
 #include <deque>
 #include <dstd/atomic>
 #include <dstd/sync>
@@ -205,6 +207,42 @@ TEST(LibraryObject, ConditionVariableAnyPingPongsBetweenNodes) {
   b.join();
   EXPECT_EQ(t->turn, 0);
   delete t;
+}
+
+TEST(PthreadCond, TimedWaitMeasuresAgainstTheVariablesClock) {
+  struct waitable {
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c;
+  };
+  auto* w = new waitable;
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&w->c, &attr);
+  int result = 0;
+  std::chrono::steady_clock::duration waited{};
+  // On the last node: the variable (homed on node 0) is the cluster's there.
+  dstd::spawn_on(dstd::node_count() - 1, [&] {
+    timespec deadline{};
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_nsec += 100'000'000;
+    if (deadline.tv_nsec >= 1'000'000'000) {
+      deadline.tv_nsec -= 1'000'000'000;
+      ++deadline.tv_sec;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    pthread_mutex_lock(&w->m);
+    do {
+      result = pthread_cond_timedwait(&w->c, &w->m, &deadline);
+    } while (result == 0);  // spurious wake-ups
+    pthread_mutex_unlock(&w->m);
+    waited = std::chrono::steady_clock::now() - start;
+  }).join();
+  EXPECT_EQ(result, ETIMEDOUT);
+  // A monotonic deadline read as a realtime one is in 1970: no wait at all.
+  EXPECT_GE(waited, 100ms);
+  pthread_cond_destroy(&w->c);
+  delete w;
 }
 
 // --- std::shared_mutex ------------------------------------------------------
