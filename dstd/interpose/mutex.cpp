@@ -71,12 +71,6 @@ atomic<std::uint64_t>& depth_of(pthread_mutex_t* m) noexcept {
   return at_offset<atomic<std::uint64_t>>(m, 24);
 }
 
-int timed_lock(pthread_mutex_t* m, clockid_t clock, const timespec* abstime) {
-  std::chrono::steady_clock::time_point until;
-  if (!waitable_clock(clock) || !steady_deadline(clock, abstime, until)) return EINVAL;
-  return cluster_mutex_lock(m, &until);
-}
-
 // Routing: the entry points below inline the one-node check
 // (sharing_with_peers), a one-node run pays it on top of glibc's call.
 [[gnu::noinline]] bool served_here(const pthread_mutex_t* m, const void* return_address) noexcept {
@@ -86,11 +80,39 @@ inline bool on_cluster_here(const pthread_mutex_t* m, const void* return_address
   return rt::sharing_with_peers() && served_here(m, return_address);
 }
 
-// The try-lock is the lock with a deadline already past.
-int try_lock(pthread_mutex_t* m) {
-  const auto past = std::chrono::steady_clock::time_point::min();
-  const int r = cluster_mutex_lock(m, &past);
-  return r == ETIMEDOUT ? EBUSY : r;
+// The cluster's lock: blocking (until == nullptr), a try (try_only: no
+// wait, and the word is not marked waited for), or until a time.
+int lock_cluster(pthread_mutex_t* m, bool try_only,
+                 const std::chrono::steady_clock::time_point* until) {
+  const kind k = kind_of(m);
+  const std::uint64_t me = k == kind::normal ? 0 : detail::current_thread_id();
+  if (k != kind::normal && owner_of(m).load(memory_order_relaxed) == me) {
+    if (k == kind::errorcheck) return EDEADLK;
+    depth_of(m).fetch_add(1, memory_order_relaxed);
+    return 0;
+  }
+  timed_mutex& lock = lock_of(m);
+  if (try_only) {
+    if (!lock.try_lock()) return EBUSY;
+  } else if (until == nullptr) {
+    lock.lock();
+  } else if (!lock.try_lock_until(*until)) {
+    return ETIMEDOUT;
+  }
+  if (k != kind::normal) {
+    owner_of(m).store(me, memory_order_relaxed);
+    depth_of(m).store(1, memory_order_relaxed);
+  }
+  return 0;
+}
+
+// As glibc: the deadline is checked only if the lock is not free.
+int timed_lock(pthread_mutex_t* m, clockid_t clock, const timespec* abstime) {
+  const int now = lock_cluster(m, true, nullptr);
+  if (now != EBUSY) return now;
+  std::chrono::steady_clock::time_point until;
+  if (!waitable_clock(clock) || !steady_deadline(clock, abstime, until)) return EINVAL;
+  return lock_cluster(m, false, &until);
 }
 
 }  // namespace
@@ -101,24 +123,7 @@ bool mutex_on_cluster(const pthread_mutex_t* m, const void* return_address) noex
 
 [[gnu::noinline]] int cluster_mutex_lock(pthread_mutex_t* m,
                                        const std::chrono::steady_clock::time_point* until) {
-  const kind k = kind_of(m);
-  const std::uint64_t me = k == kind::normal ? 0 : detail::current_thread_id();
-  if (k != kind::normal && owner_of(m).load(memory_order_relaxed) == me) {
-    if (k == kind::errorcheck) return EDEADLK;
-    depth_of(m).fetch_add(1, memory_order_relaxed);
-    return 0;
-  }
-  timed_mutex& lock = lock_of(m);
-  if (until == nullptr) {
-    lock.lock();
-  } else if (!lock.try_lock_until(*until)) {
-    return ETIMEDOUT;
-  }
-  if (k != kind::normal) {
-    owner_of(m).store(me, memory_order_relaxed);
-    depth_of(m).store(1, memory_order_relaxed);
-  }
-  return 0;
+  return lock_cluster(m, false, until);
 }
 
 [[gnu::noinline]] int cluster_mutex_unlock(pthread_mutex_t* m) {
@@ -168,7 +173,7 @@ extern "C" {
 }
 
 [[gnu::visibility("default")]] int pthread_mutex_trylock(pthread_mutex_t* m) {
-  if (on_cluster_here(m, __builtin_return_address(0))) return dstd::interpose::try_lock(m);
+  if (on_cluster_here(m, __builtin_return_address(0))) return dstd::interpose::lock_cluster(m, true, nullptr);
   return dstd::interpose::glibc_trylock.get()(m);
 }
 
