@@ -210,36 +210,33 @@ TEST(LibraryObject, ConditionVariableAnyPingPongsBetweenNodes) {
 }
 
 TEST(PthreadMutex, ErrorCheckingTryAndTimedLockAnswerAsGlibcAcrossNodes) {
-  struct guarded {
-    pthread_mutex_t m;
-  };
-  auto* g = new guarded;
-  pthread_mutexattr_t attr;
-  pthread_mutexattr_init(&attr);
-  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
-  pthread_mutex_init(&g->m, &attr);
-  ASSERT_EQ(pthread_mutex_lock(&g->m), 0);
-  EXPECT_EQ(pthread_mutex_lock(&g->m), EDEADLK);
+  auto* m = new pthread_mutex_t;  // in the heap of node 0
+  pthread_mutexattr_t error_checking;
+  pthread_mutexattr_init(&error_checking);
+  pthread_mutexattr_settype(&error_checking, PTHREAD_MUTEX_ERRORCHECK);
+  pthread_mutex_init(m, &error_checking);
+  ASSERT_EQ(pthread_mutex_lock(m), 0);
+  EXPECT_EQ(pthread_mutex_lock(m), EDEADLK);
   int try_elsewhere = -1, timed_elsewhere = -1, unlock_elsewhere = -1;
   dstd::spawn_on(dstd::node_count() - 1, [&] {
-    try_elsewhere = pthread_mutex_trylock(&g->m);
+    try_elsewhere = pthread_mutex_trylock(m);
     timespec past{};
     clock_gettime(CLOCK_REALTIME, &past);
-    timed_elsewhere = pthread_mutex_timedlock(&g->m, &past);
-    unlock_elsewhere = pthread_mutex_unlock(&g->m);  // not the owner
+    timed_elsewhere = pthread_mutex_timedlock(m, &past);
+    unlock_elsewhere = pthread_mutex_unlock(m);  // not the owner
   }).join();
   EXPECT_EQ(try_elsewhere, EBUSY);
   EXPECT_EQ(timed_elsewhere, ETIMEDOUT);
   EXPECT_EQ(unlock_elsewhere, EPERM);
-  EXPECT_EQ(pthread_mutex_unlock(&g->m), 0);
+  EXPECT_EQ(pthread_mutex_unlock(m), 0);
   int relock_elsewhere = -1;
   dstd::spawn_on(dstd::node_count() - 1, [&] {
-    relock_elsewhere = pthread_mutex_trylock(&g->m);
-    if (relock_elsewhere == 0) pthread_mutex_unlock(&g->m);
+    relock_elsewhere = pthread_mutex_trylock(m);
+    if (relock_elsewhere == 0) pthread_mutex_unlock(m);
   }).join();
   EXPECT_EQ(relock_elsewhere, 0);
-  pthread_mutex_destroy(&g->m);
-  delete g;
+  pthread_mutex_destroy(m);
+  delete m;
 }
 
 TEST(PthreadCond, TimedWaitMeasuresAgainstTheVariablesClock) {
