@@ -64,6 +64,17 @@ function(dstd_layer layer)
     target_link_libraries(dstd_${layer} PRIVATE ${L_LINK})
   endif()
   dstd_warnings(dstd_${layer})
+  dstd_runtime_code(dstd_${layer})
+endfunction()
+
+# libdstd's own code: a call to an interposed sync function (pthread_*,
+# sem_*, __cxa_guard_*) must come back to libdstd, because the interposer
+# tells the runtime's own locks from the program's by the return address
+# (dstd/interpose/route.hpp). A sibling call would return to libdstd's
+# caller instead, so libdstd is compiled without them
+# (tests/layering/no_sync_tail_calls.sh checks the library).
+function(dstd_runtime_code target)
+  target_compile_options(${target} PRIVATE -fno-optimize-sibling-calls)
 endfunction()
 
 # dstd_layer_exception(<layer> <source> SEES <layer>|public BECAUSE <text>)

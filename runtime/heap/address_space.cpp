@@ -112,7 +112,12 @@ location locate(const void* p) noexcept {
   return {s.self, false, true, 0};
 }
 
-void set_connected(bool c) noexcept { connected.store(c, std::memory_order_release); }
+std::atomic<bool> peers_share_memory{false};
+
+void set_connected(bool c) noexcept {
+  connected.store(c, std::memory_order_release);
+  peers_share_memory.store(c && space.nodes > 1, std::memory_order_release);
+}
 
 namespace {
 

@@ -8,6 +8,7 @@
 // transport (it only maps memory the transport will later share).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -83,6 +84,15 @@ location locate(const void* p) noexcept;
 // Boot marks the node connected once its transport runs; a forked child
 // marks itself disconnected (fork_guard.hpp).
 void set_connected(bool connected) noexcept;
+
+// True while this process is connected to a run of more than one node: the
+// phase in which memory of the global regions is shared with peers (and
+// libdstd's pthread interposer serves the sync objects there cluster-wide).
+// A relaxed load, for hot paths that must cost nothing in a one-node run.
+extern std::atomic<bool> peers_share_memory;
+inline bool sharing_with_peers() noexcept {
+  return peers_share_memory.load(std::memory_order_relaxed);
+}
 
 // Maps the address space if that has not happened yet (thread-safe, no
 // allocation) and returns it.

@@ -11,7 +11,6 @@
 #include <time.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -20,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/common/node_condition_variable.hpp"
 #include "runtime/sched/scheduler.hpp"
 
 namespace dstd::rt::sched {
@@ -29,7 +29,7 @@ namespace dstd::rt::sched {
 struct alignas(64) worker_slot {
   std::deque<fiber*> ready;  // its own fibers, ready again
   std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
-  std::condition_variable wake;
+  node_condition_variable wake;
   bool idle = false;  // waiting on `wake` (under the lock)
   bool fresh_first = false;  // which queue it looks at first next time
   std::thread thread;
@@ -48,7 +48,7 @@ struct alignas(64) worker_slot {
 
 struct node_scheduler {
   std::mutex lock;
-  std::condition_variable drained;  // stop() waiting for the last fiber
+  node_condition_variable drained;  // stop() waiting for the last fiber
   std::deque<fiber*> fresh;         // fibers that never ran: any worker
   std::atomic<std::uint32_t> fresh_count{0};  // fresh.size(), to peek without the lock
   std::uint64_t fresh_taken = 0;    // fibers ever taken from `fresh` (under the lock)
@@ -69,7 +69,7 @@ struct node_scheduler {
   // before `monitor_lock`).
   std::thread monitor;
   std::mutex monitor_lock;
-  std::condition_variable monitor_wake;
+  node_condition_variable monitor_wake;
   std::atomic<bool> monitor_asleep{false};  // until a fiber is queued to start
   bool monitor_stop = false;                // (under monitor_lock)
 };

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/context/fiber.hpp>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -19,6 +18,7 @@
 #include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/common/node_condition_variable.hpp"
 #include "runtime/heap/running_stack.hpp"
 #include "runtime/sched/extra_workers.hpp"
 #include "runtime/sched/fiber_tls.hpp"

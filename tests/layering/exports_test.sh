@@ -13,6 +13,16 @@ interposed=(
   __libc_start_main exit quick_exit fork pthread_atfork sigaction signal
   __cxa_thread_atexit_impl
   sleep usleep nanosleep clock_nanosleep
+  __cxa_guard_acquire __cxa_guard_release __cxa_guard_abort
+  pthread_mutex_lock pthread_mutex_trylock pthread_mutex_timedlock pthread_mutex_clocklock
+  pthread_mutex_unlock
+  pthread_cond_wait pthread_cond_timedwait pthread_cond_clockwait pthread_cond_signal
+  pthread_cond_broadcast
+  pthread_rwlock_rdlock pthread_rwlock_tryrdlock pthread_rwlock_timedrdlock
+  pthread_rwlock_clockrdlock pthread_rwlock_wrlock pthread_rwlock_trywrlock
+  pthread_rwlock_timedwrlock pthread_rwlock_clockwrlock pthread_rwlock_unlock
+  pthread_once pthread_barrier_wait pthread_spin_lock pthread_spin_trylock pthread_spin_unlock
+  sem_wait sem_trywait sem_timedwait sem_clockwait sem_post sem_getvalue
   "operator new(unsigned long)" "operator new[](unsigned long)"
   "operator delete(void*)" "operator delete[](void*)"
   "tc_get_sysalloc_override(SysAllocator*)"

@@ -17,13 +17,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "runtime/common/node_condition_variable.hpp"
 
 namespace dstd::rt::shm {
 
@@ -60,8 +61,8 @@ class delay_line {
 
   const std::chrono::microseconds delay_;
   std::mutex lock_;
-  std::condition_variable posted_;
-  std::condition_variable idle_;
+  rt::node_condition_variable posted_;
+  rt::node_condition_variable idle_;
   std::deque<entry> queue_;
   std::uint64_t unfinished_ = 0;  // posted, not yet run (under lock_)
   bool stopping_ = false;
