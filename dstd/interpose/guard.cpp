@@ -52,7 +52,9 @@ using dstd::interpose::on_cluster;
 
 extern "C" [[gnu::visibility("default")]] int __cxa_guard_acquire(__guard* g) {
   if (on_cluster(g, __builtin_return_address(0))) return dstd::interpose::gate(g).enter() ? 1 : 0;
-  return dstd::interpose::libstdcxx_acquire.get()(g);
+  const int first = dstd::interpose::libstdcxx_acquire.get()(g);  // 1: this caller builds it
+  if (first == 1) dstd::interpose::count_glibc_acquire(0, __builtin_return_address(0));
+  return first;
 }
 
 extern "C" [[gnu::visibility("default")]] void __cxa_guard_release(__guard* g) noexcept {
@@ -61,6 +63,7 @@ extern "C" [[gnu::visibility("default")]] void __cxa_guard_release(__guard* g) n
     return;
   }
   dstd::interpose::libstdcxx_release.get()(g);
+  dstd::interpose::count_glibc_release(0, __builtin_return_address(0));
 }
 
 extern "C" [[gnu::visibility("default")]] void __cxa_guard_abort(__guard* g) noexcept {
@@ -69,6 +72,7 @@ extern "C" [[gnu::visibility("default")]] void __cxa_guard_abort(__guard* g) noe
     return;
   }
   dstd::interpose::libstdcxx_abort.get()(g);
+  dstd::interpose::count_glibc_release(0, __builtin_return_address(0));
 }
 
 }  // namespace __cxxabiv1

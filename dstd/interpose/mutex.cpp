@@ -140,12 +140,12 @@ namespace {
 
 [[gnu::always_inline]] inline int lock_for(pthread_mutex_t* m, const void* return_address) {
   if (on_cluster_here(m, return_address)) return cluster_mutex_lock(m, nullptr);
-  return glibc_lock.get()(m);
+  return count_glibc_acquire(glibc_lock.get()(m), return_address);
 }
 
 [[gnu::always_inline]] inline int unlock_for(pthread_mutex_t* m, const void* return_address) {
   if (on_cluster_here(m, return_address)) return cluster_mutex_unlock(m);
-  return glibc_unlock.get()(m);
+  return count_glibc_release(glibc_unlock.get()(m), return_address);
 }
 
 }  // namespace
@@ -174,7 +174,8 @@ extern "C" {
 
 [[gnu::visibility("default")]] int pthread_mutex_trylock(pthread_mutex_t* m) {
   if (on_cluster_here(m, __builtin_return_address(0))) return dstd::interpose::lock_cluster(m, true, nullptr);
-  return dstd::interpose::glibc_trylock.get()(m);
+  return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_trylock.get()(m),
+                                              __builtin_return_address(0));
 }
 
 [[gnu::visibility("default")]] int pthread_mutex_timedlock(pthread_mutex_t* m,
@@ -182,7 +183,8 @@ extern "C" {
   if (on_cluster_here(m, __builtin_return_address(0))) {
     return dstd::interpose::timed_lock(m, CLOCK_REALTIME, abstime);
   }
-  return dstd::interpose::glibc_timedlock.get()(m, abstime);
+  return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_timedlock.get()(m, abstime),
+                                              __builtin_return_address(0));
 }
 
 [[gnu::visibility("default")]] int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
@@ -190,7 +192,8 @@ extern "C" {
   if (on_cluster_here(m, __builtin_return_address(0))) {
     return dstd::interpose::timed_lock(m, clock, abstime);
   }
-  return dstd::interpose::glibc_clocklock.get()(m, clock, abstime);
+  return dstd::interpose::count_glibc_acquire(
+      dstd::interpose::glibc_clocklock.get()(m, clock, abstime), __builtin_return_address(0));
 }
 
 }  // extern "C"

@@ -18,6 +18,13 @@ constinit next_definition<int(pthread_once_t*, void (*)())> glibc_once{"pthread_
 
 extern "C" [[gnu::visibility("default")]] int pthread_once(pthread_once_t* once, void (*init)()) {
   if (!dstd::interpose::on_cluster(once, __builtin_return_address(0))) {
+    // Held while its init runs (an init that sleeps must keep its worker:
+    // runtime/sched/held_glibc_locks.hpp), released however it ends.
+    struct held {
+      const void* caller;
+      explicit held(const void* c) : caller(c) { dstd::interpose::count_glibc_acquire(0, c); }
+      ~held() { dstd::interpose::count_glibc_release(0, caller); }
+    } while_running(__builtin_return_address(0));
     return dstd::interpose::glibc_once.get()(once, init);
   }
   static_assert(sizeof(pthread_once_t) == sizeof(dstd::atomic<int>));

@@ -22,12 +22,38 @@
 // from libdstd's code (std::condition_variable's come from libstdc++'s).
 #pragma once
 
+#include <cstdint>
+
 #include "runtime/heap/address_space.hpp"
+#include "runtime/sched/held_glibc_locks.hpp"
+
+// The linker's marks for libdstd's own ELF header (its first byte) and the
+// end of its code; hidden, so they name libdstd's and not another object's.
+extern "C" {
+[[gnu::visibility("hidden")]] extern const char __ehdr_start[];
+[[gnu::visibility("hidden")]] extern const char etext[];
+}
 
 namespace dstd::interpose {
 
 // True when `return_address` is inside libdstd's own code.
-bool runtime_caller(const void* return_address) noexcept;
+inline bool runtime_caller(const void* return_address) noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(return_address);
+  return a >= reinterpret_cast<std::uintptr_t>(__ehdr_start) &&
+         a < reinterpret_cast<std::uintptr_t>(etext);
+}
+
+// A program's lock that glibc served is counted as held by the calling
+// dstd thread while it holds it, so that its sleeps do not park
+// (runtime/sched/held_glibc_locks.hpp). `result` is glibc's; passed on.
+inline int count_glibc_acquire(int result, const void* return_address) noexcept {
+  if (result == 0 && !runtime_caller(return_address)) rt::sched::glibc_lock_taken();
+  return result;
+}
+inline int count_glibc_release(int result, const void* return_address) noexcept {
+  if (result == 0 && !runtime_caller(return_address)) rt::sched::glibc_lock_released();
+  return result;
+}
 
 // True when a program's call (not the runtime's) in a run of several nodes.
 inline bool program_on_cluster(const void* return_address) noexcept {

@@ -67,43 +67,43 @@ using dstd::interpose::on_cluster;
 extern "C" {
 
 [[gnu::visibility("default")]] int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
-  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::glibc_rdlock.get()(l);
+  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_rdlock.get()(l), DSTD_CALLER);
   lock_of(l).lock_shared();
   return 0;
 }
 
 [[gnu::visibility("default")]] int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
-  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::glibc_wrlock.get()(l);
+  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_wrlock.get()(l), DSTD_CALLER);
   lock_of(l).lock();
   return 0;
 }
 
 [[gnu::visibility("default")]] int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) {
-  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::glibc_tryrdlock.get()(l);
+  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_tryrdlock.get()(l), DSTD_CALLER);
   return lock_of(l).try_lock_shared() ? 0 : EBUSY;
 }
 
 [[gnu::visibility("default")]] int pthread_rwlock_trywrlock(pthread_rwlock_t* l) {
-  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::glibc_trywrlock.get()(l);
+  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_trywrlock.get()(l), DSTD_CALLER);
   return lock_of(l).try_lock() ? 0 : EBUSY;
 }
 
 [[gnu::visibility("default")]] int pthread_rwlock_timedrdlock(pthread_rwlock_t* l,
                                                               const timespec* abstime) {
-  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::glibc_timedrdlock.get()(l, abstime);
+  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_timedrdlock.get()(l, abstime), DSTD_CALLER);
   return dstd::interpose::timed(l, false, CLOCK_REALTIME, abstime);
 }
 
 [[gnu::visibility("default")]] int pthread_rwlock_timedwrlock(pthread_rwlock_t* l,
                                                               const timespec* abstime) {
-  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::glibc_timedwrlock.get()(l, abstime);
+  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_timedwrlock.get()(l, abstime), DSTD_CALLER);
   return dstd::interpose::timed(l, true, CLOCK_REALTIME, abstime);
 }
 
 [[gnu::visibility("default")]] int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock,
                                                               const timespec* abstime) {
   if (!on_cluster(l, DSTD_CALLER)) {
-    return dstd::interpose::glibc_clockrdlock.get()(l, clock, abstime);
+    return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_clockrdlock.get()(l, clock, abstime), DSTD_CALLER);
   }
   return dstd::interpose::timed(l, false, clock, abstime);
 }
@@ -111,13 +111,13 @@ extern "C" {
 [[gnu::visibility("default")]] int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock,
                                                               const timespec* abstime) {
   if (!on_cluster(l, DSTD_CALLER)) {
-    return dstd::interpose::glibc_clockwrlock.get()(l, clock, abstime);
+    return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_clockwrlock.get()(l, clock, abstime), DSTD_CALLER);
   }
   return dstd::interpose::timed(l, true, clock, abstime);
 }
 
 [[gnu::visibility("default")]] int pthread_rwlock_unlock(pthread_rwlock_t* l) {
-  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::glibc_unlock.get()(l);
+  if (!on_cluster(l, DSTD_CALLER)) return dstd::interpose::count_glibc_release(dstd::interpose::glibc_unlock.get()(l), DSTD_CALLER);
   if (dstd::interpose::held_for_writing(l)) {
     lock_of(l).unlock();
   } else {

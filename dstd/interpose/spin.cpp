@@ -44,7 +44,8 @@ using dstd::interpose::on_cluster;
 extern "C" {
 
 [[gnu::visibility("default")]] int pthread_spin_lock(pthread_spinlock_t* s) {
-  if (!on_cluster(const_cast<int*>(s), __builtin_return_address(0))) return dstd::interpose::glibc_lock.get()(s);
+  if (!on_cluster(const_cast<int*>(s), __builtin_return_address(0))) return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_lock.get()(s),
+                                         __builtin_return_address(0));
   for (int seen; !dstd::interpose::try_take(s, seen);) {
     dstd::interpose::word_of(s).wait(seen, dstd::memory_order_relaxed);
   }
@@ -52,13 +53,15 @@ extern "C" {
 }
 
 [[gnu::visibility("default")]] int pthread_spin_trylock(pthread_spinlock_t* s) {
-  if (!on_cluster(const_cast<int*>(s), __builtin_return_address(0))) return dstd::interpose::glibc_trylock.get()(s);
+  if (!on_cluster(const_cast<int*>(s), __builtin_return_address(0))) return dstd::interpose::count_glibc_acquire(dstd::interpose::glibc_trylock.get()(s),
+                                         __builtin_return_address(0));
   int seen;
   return dstd::interpose::try_take(s, seen) ? 0 : EBUSY;
 }
 
 [[gnu::visibility("default")]] int pthread_spin_unlock(pthread_spinlock_t* s) {
-  if (!on_cluster(const_cast<int*>(s), __builtin_return_address(0))) return dstd::interpose::glibc_unlock.get()(s);
+  if (!on_cluster(const_cast<int*>(s), __builtin_return_address(0))) return dstd::interpose::count_glibc_release(dstd::interpose::glibc_unlock.get()(s),
+                                         __builtin_return_address(0));
   dstd::interpose::word_of(s).store(dstd::interpose::free_value, dstd::memory_order_release);
   dstd::interpose::word_of(s).notify_one();
   return 0;

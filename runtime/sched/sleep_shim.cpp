@@ -16,7 +16,9 @@
 // turned into a duration when the call is made (a clock change during the
 // sleep does not move it). A zero or past time yields to the other fibers
 // of the worker. Clocks other than the realtime, monotonic, boottime and
-// TAI ones (CPU-time clocks) keep glibc's behaviour, blocking.
+// TAI ones (CPU-time clocks) keep glibc's behaviour, blocking. So does a
+// fiber that holds one of the program's locks glibc serves
+// (held_glibc_locks.hpp): its waiters block their workers, maybe its own.
 //
 // Exported from libdstd (cmake/libdstd.version), so the program's calls and
 // libstdc++'s bind here; the runtime's own sleeps use kernel_sleep.hpp.
@@ -27,6 +29,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "runtime/sched/held_glibc_locks.hpp"
 #include "runtime/sched/scheduler.hpp"
 
 namespace dstd::rt::sched {
@@ -38,7 +41,9 @@ Fn next_definition(const char* name) {
   return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
 }
 
-bool on_fiber() { return current() != nullptr; }
+// A fiber parks, unless it holds a lock glibc serves (held_glibc_locks.hpp):
+// then it sleeps in the kernel, keeping its worker.
+bool on_fiber() { return current() != nullptr && !holds_glibc_lock(); }
 
 bool valid(const timespec& t) { return t.tv_sec >= 0 && t.tv_nsec >= 0 && t.tv_nsec < 1'000'000'000; }
 

@@ -21,6 +21,8 @@
 #include <set>
 #include <vector>
 
+#include "runtime/sched/extra_workers.hpp"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -199,6 +201,7 @@ long allocator_thread_caches() {
 TEST(ThreadLocal, ThreadsShareTheirWorkersAllocatorCache) {
   dstd::spawn_on(0, [] {}).join();  // the workers have started and allocated
   const long before = allocator_thread_caches();
+  const std::uint64_t extra_before = dstd::rt::sched::current_worker_counts().added;
   ASSERT_GT(before, 0);
   for (int i = 0; i < 200; ++i) {
     dstd::spawn_on(0, [] {
@@ -206,7 +209,11 @@ TEST(ThreadLocal, ThreadsShareTheirWorkersAllocatorCache) {
       std::free(p);
     }).join();
   }
-  EXPECT_EQ(allocator_thread_caches(), before);
+  // An extra worker the node started meanwhile (a worker held on a busy
+  // machine: runtime/sched/extra_workers.hpp) is an OS thread with a cache
+  // of its own; a cache per dstd thread would be 200 more.
+  const auto extra = static_cast<long>(dstd::rt::sched::current_worker_counts().added - extra_before);
+  EXPECT_LE(allocator_thread_caches(), before + extra);
 }
 
 }  // namespace
