@@ -209,11 +209,13 @@ TEST(ThreadLocal, ThreadsShareTheirWorkersAllocatorCache) {
       std::free(p);
     }).join();
   }
-  // An extra worker the node started meanwhile (a worker held on a busy
-  // machine: runtime/sched/extra_workers.hpp) is an OS thread with a cache
-  // of its own; a cache per dstd thread would be 200 more.
+  // The runtime's own OS threads may make their caches meanwhile: an extra
+  // worker (a worker held on a busy machine: runtime/sched/extra_workers.hpp),
+  // the worker monitor, a service thread's first allocation. A few at most;
+  // a cache per dstd thread would be 200 more.
   const auto extra = static_cast<long>(dstd::rt::sched::current_worker_counts().added - extra_before);
-  EXPECT_LE(allocator_thread_caches(), before + extra);
+  constexpr long runtime_threads = 4;
+  EXPECT_LE(allocator_thread_caches(), before + extra + runtime_threads);
 }
 
 }  // namespace
