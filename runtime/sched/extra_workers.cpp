@@ -16,8 +16,9 @@ namespace dstd::rt::sched {
 
 namespace {
 
-// Ticks with no fiber waiting to start before the monitor sleeps until one is queued.
-constexpr unsigned quiet_ticks_before_sleep = 100;
+// Ticks with no fiber waiting before the monitor looks only every
+// monitor_nap (or, with no live fiber, sleeps until one is queued).
+constexpr unsigned quiet_ticks_before_nap = 100;
 
 // What the monitor saw of a worker: its turns, and the CPU time its thread
 // had used when the monitor first saw it in that fiber.
@@ -52,35 +53,38 @@ bool asleep_in_kernel(const worker_slot& w) {
   return paren[2] == 'S' || paren[2] == 'D';
 }
 
-// Looks at every worker (lock held): `now` gets what it sees; the result
-// says whether every running worker is held since `before` (see the
-// header). Cheap checks first: the CPU clock only for a worker still in the
-// same fiber, /proc only when that clock does not settle it.
-bool every_worker_held(const node_scheduler& s, const std::vector<look>& before,
-                       std::vector<look>& now) {
-  bool held = before.size() == s.workers.size();
+// Which workers are held (see the header), one flag per worker slot (lock
+// held): `now` gets what the monitor sees; a worker is held only if it was
+// in the same fiber at the last look (`before`; empty: no last look). Cheap
+// checks first: the CPU clock only for a worker still in the same fiber,
+// /proc only when that clock does not settle it.
+std::vector<bool> held_workers(const node_scheduler& s, const std::vector<look>& before,
+                               std::vector<look>& now) {
+  std::vector<bool> held(s.workers.size(), false);
   now.assign(s.workers.size(), look{});
   for (std::size_t i = 0; i < s.workers.size(); ++i) {
     const worker_slot& w = *s.workers[i];
     if (w.retired) continue;
     look& l = now[i];
     l.turns = w.turns.load(std::memory_order_acquire);
-    if (l.turns % 2 == 0) {  // between fibers: it will take the waiting ones
-      held = false;
-      continue;
-    }
+    if (l.turns % 2 == 0) continue;  // between fibers: it takes what waits
     const bool same = i < before.size() && before[i].turns == l.turns && before[i].cpu_ns >= 0;
     if (!same) {
       l.cpu_ns = cpu_ns(w);
-      held = false;
       continue;
     }
     l.cpu_ns = before[i].cpu_ns;
-    if (!held) continue;
     const std::int64_t cpu = cpu_ns(w);
-    held = (cpu >= 0 && cpu - l.cpu_ns >= held_cpu_ns) || asleep_in_kernel(w);
+    held[i] = (cpu >= 0 && cpu - l.cpu_ns >= held_cpu_ns) || asleep_in_kernel(w);
   }
   return held;
+}
+
+bool every_running_worker(const node_scheduler& s, const std::vector<bool>& held) {
+  for (std::size_t i = 0; i < s.workers.size(); ++i) {
+    if (!s.workers[i]->retired && !held[i]) return false;
+  }
+  return true;
 }
 
 // Starts an extra worker in a retired slot or a new one (lock held; it is
@@ -119,55 +123,90 @@ void add_worker(node_scheduler& s, std::unique_lock<std::mutex>& lk) {
   }
 }
 
-// One look while fibers wait to start (takes the scheduler's lock).
+// What the monitor saw at its last look.
 struct monitor_view {
   std::vector<look> seen, now;  // each worker at the last look, and at this one
-  std::uint64_t taken = 0;      // s.fresh_taken at the last look
-  bool waited = false;          // fibers were waiting to start at the last look
+  std::uint64_t taken = 0;      // s.unbound_taken at the last look
+  bool waited = false;          // fibers were waiting at the last look
 };
 
+// Fibers wait for a worker: unbound ones, ones in a worker's queue, or
+// ones whose timers are overdue (every worker too busy to fire them). Read
+// without the lock: only the monitor adds worker slots after start().
+bool fibers_wait(const node_scheduler& s, clock::time_point overdue) {
+  if (s.unbound_count.load() != 0) return true;
+  for (const auto& w : s.workers) {
+    if (w->ready_count.load(std::memory_order_relaxed) != 0) return true;
+  }
+  return s.first_timer.load(std::memory_order_relaxed) <= overdue.time_since_epoch().count();
+}
+
+// One look while fibers wait (takes the scheduler's lock): overdue timers
+// fire; a held worker's queue goes to the others; if fibers then wait for
+// any worker while every worker is held, a worker is added.
 void look_and_grow(node_scheduler& s, monitor_view& v) {
+  fire_timers_due_by(clock::now() - monitor_tick);
   std::unique_lock<std::mutex> lk(s.lock);
-  if (s.fresh.empty()) {
+  bool queued = !s.unbound.empty();
+  for (const auto& w : s.workers) queued = queued || !w->ready.empty();
+  if (!queued) {
     v.waited = false;
     return;
   }
-  const bool stuck = v.waited && s.fresh_taken == v.taken;
-  if (every_worker_held(s, stuck ? v.seen : std::vector<look>{}, v.now)) {
+  const std::vector<bool> held = held_workers(s, v.waited ? v.seen : std::vector<look>{}, v.now);
+  bool handed = false;
+  for (std::size_t i = 0; i < s.workers.size(); ++i) {
+    if (held[i] && !s.workers[i]->ready.empty()) {
+      hand_off(s, static_cast<int>(i));
+      handed = true;
+    }
+  }
+  const bool stuck = v.waited && s.unbound_taken == v.taken;
+  if (!s.unbound.empty() && (stuck || handed) && every_running_worker(s, held)) {
     add_worker(s, lk);
     v.now.clear();  // look again from scratch: the new worker may take them all
   }
   v.seen.swap(v.now);
-  v.taken = s.fresh_taken;
+  v.taken = s.unbound_taken;
   v.waited = true;
+}
+
+bool no_live_fiber(node_scheduler& s) {
+  std::lock_guard<std::mutex> guard(s.lock);
+  return s.live == 0;
 }
 
 void monitor_loop() {
   node_scheduler& s = node();
   monitor_view v;
-  unsigned quiet = 0;  // ticks in a row with no fiber waiting to start
+  unsigned quiet = 0;  // looks in a row with no fiber waiting
   std::unique_lock<std::mutex> ml(s.monitor_lock);
   while (!s.monitor_stop) {
-    if (s.fresh_count.load() != 0) {
+    if (fibers_wait(s, clock::now() - monitor_tick)) {
       quiet = 0;
       ml.unlock();
       look_and_grow(s, v);
       ml.lock();
-    } else {
-      v.waited = false;
-      if (++quiet >= quiet_ticks_before_sleep) {
-        // Store, then load; note_fresh_fiber adds, then loads: one of the
-        // two sees the other (seq_cst), so a queued fiber is never missed.
-        s.monitor_asleep.store(true);
-        if (s.fresh_count.load() == 0) {
-          s.monitor_wake.wait(ml, [&] { return !s.monitor_asleep.load() || s.monitor_stop; });
-        }
-        s.monitor_asleep.store(false);
-        quiet = 0;
-        continue;
-      }
+      s.monitor_wake.wait_for(ml, monitor_tick);
+      continue;
     }
-    s.monitor_wake.wait_for(ml, monitor_tick);
+    v.waited = false;
+    if (++quiet < quiet_ticks_before_nap) {
+      s.monitor_wake.wait_for(ml, monitor_tick);
+      continue;
+    }
+    if (!no_live_fiber(s)) {  // they may queue at any time, unannounced: look now and then
+      s.monitor_wake.wait_for(ml, monitor_nap);
+      continue;
+    }
+    // Store, then load; note_unbound_fiber adds, then loads: one of the two
+    // sees the other (seq_cst), so a fiber queued to start is never missed.
+    s.monitor_asleep.store(true);
+    if (s.unbound_count.load() == 0) {
+      s.monitor_wake.wait(ml, [&] { return !s.monitor_asleep.load() || s.monitor_stop; });
+    }
+    s.monitor_asleep.store(false);
+    quiet = 0;
   }
 }
 
@@ -196,7 +235,7 @@ void record_worker_thread(worker_slot& w) {
   w.tid.store(static_cast<int>(gettid()), std::memory_order_relaxed);
 }
 
-void note_fresh_fiber(node_scheduler& s) {
+void note_unbound_fiber(node_scheduler& s) {
   if (!s.monitor_asleep.load()) return;
   std::lock_guard<std::mutex> guard(s.monitor_lock);
   s.monitor_asleep.store(false);
@@ -209,9 +248,8 @@ clock::time_point retire_time(const node_scheduler& s, int me) {
 }
 
 bool retire_if_idle(node_scheduler& s, int me, clock::time_point retire_at) {
-  if (retire_at == clock::time_point::max()) return false;
+  if (retire_at == clock::time_point::max() || clock::now() < retire_at) return false;
   worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
-  if (w.bound != 0 || clock::now() < retire_at) return false;
   w.retired = true;
   --s.extra_workers;
   ++s.workers_retired;

@@ -1,7 +1,9 @@
-// Extra workers: a node whose every worker is held by a fiber that does not
-// come back to the scheduler (a blocking system call, a long computation, a
-// spin-wait) while fibers that never ran wait, starts another worker OS
-// thread, as Go's runtime does for goroutines in system calls.
+// Held workers: a worker OS thread held by a fiber that does not come back
+// to the scheduler (a blocking system call, a wait glibc serves, a long
+// computation, a spin-wait) must not stall the other fibers of its node.
+// Its queued fibers go to the other workers, and when every worker is held
+// while fibers wait, the node starts another worker OS thread, as Go's
+// runtime hands a goroutine's P to another thread during a system call.
 //
 // Why: a dstd thread is a fiber, and a fiber that blocks in the kernel
 // holds its worker. With std::thread, a reader blocked on a pipe does not
@@ -9,24 +11,29 @@
 //
 // How: each worker counts its fiber switches (node_scheduler.hpp, odd while
 // a fiber runs). A monitor thread per node looks every millisecond while
-// fibers that never ran wait: if none was taken since its last look and
-// every worker is held, it adds a worker, which takes them. A worker is
-// held when it is still inside the fiber it was in at the last look and
-// that fiber either sleeps in the kernel (a blocking call) or has used a
-// millisecond of CPU since the monitor first saw it (a computation, a spin).
-// A worker inside one fiber that only waits for a core is not held: on a
-// loaded machine, adding threads there would only load it more. The fast
-// path pays two plain stores per fiber run. The monitor sleeps once no
-// fiber has waited to start for a while; the next one queued wakes it.
+// fibers wait for a worker (unbound, in a worker's queue, or on a timer
+// overdue because every worker is busy). A worker is held when it is still
+// inside the fiber it was in at the last look and that fiber either sleeps
+// in the kernel or has used a millisecond of CPU since the monitor first
+// saw it. A worker inside one fiber that only waits for a core is not held:
+// on a loaded machine, adding threads there would only load it more. At
+// each look the monitor fires overdue timers, hands a held worker's queued
+// fibers (and those made ready for it until it comes back) to `unbound`,
+// where any worker takes them (a fiber's TLS then takes its new worker's
+// descriptor and allocator cache: fiber_tls.hpp), and adds a worker if
+// fibers still wait and every worker is held. The fast path pays two plain
+// stores per fiber run. After 100 looks with nothing waiting the monitor
+// looks only every monitor_nap (fibers parked on the node may be made ready
+// at any time, unannounced), and with no live fiber it sleeps until one is
+// queued to start.
 //
-// What it cannot do: a fiber that has run stays bound to its worker (see
-// scheduler.hpp), so a fiber bound to a held worker waits until that worker
-// comes back, whatever the monitor does. libdstd parks a fiber that calls
-// the sleep family instead (sleep_shim.cpp), so sleeping holds no worker.
+// libdstd parks a fiber that calls the sleep family instead
+// (sleep_shim.cpp), so sleeping holds no worker.
 //
 // Bounds: at most max_extra_workers extra workers a node; an extra worker
-// retires once it has been idle for retire_after with no live fiber bound
-// to it. The workers DSTD_WORKERS asked for never retire.
+// retires once it has been idle for retire_after (fibers that last ran on
+// it go to `unbound` when next ready). The workers DSTD_WORKERS asked for
+// never retire.
 #pragma once
 
 #include <chrono>
@@ -38,6 +45,7 @@ namespace dstd::rt::sched {
 
 inline constexpr unsigned max_extra_workers = 256;
 inline constexpr std::chrono::milliseconds monitor_tick{1};
+inline constexpr std::chrono::milliseconds monitor_nap{10};
 inline constexpr std::chrono::milliseconds retire_after{100};
 
 // start() and stop() of the scheduler: the monitor runs between them.
@@ -49,9 +57,9 @@ void stop_monitor(node_scheduler& s);
 // A worker's first act, on its own thread: lets the monitor look at it.
 void record_worker_thread(worker_slot& w);
 
-// A fiber was queued to start (lock held, after fresh_count went up):
-// wakes the monitor if it sleeps.
-void note_fresh_fiber(node_scheduler& s);
+// A fiber was queued for any worker (lock held, after unbound_count went
+// up): wakes the monitor if it sleeps.
+void note_unbound_fiber(node_scheduler& s);
 
 // Worker `me` found nothing to do and is about to sleep (lock held).
 // retire_time: when it may retire if it stays idle (never, for a worker
@@ -62,7 +70,7 @@ bool retire_if_idle(node_scheduler& s, int me, clock::time_point retire_at);
 
 // Workers running now (extra ones included), how many extra workers this
 // node has ever started and retired, and whether the monitor sleeps until a
-// fiber is queued to start (for tests and tools).
+// fiber is queued to start, having none live (for tests and tools).
 struct worker_counts {
   unsigned running = 0;
   std::uint64_t added = 0, retired = 0;

@@ -4,6 +4,9 @@
 //   +0x10 `self` (the struct pthread), +0x28 and +0x30 the stack and pointer
 //   guards; glibc reads any field as %fs:offset, so a copy of the whole
 //   struct is what a fiber's %fs points at;
+// - the thread id's offset in struct pthread is libc's
+//   _thread_db_pthread_tid[2] (a libthread_db field descriptor: bits,
+//   count, offset); mutexes read it as THREAD_GETMEM(tid), from the copy;
 // - each module loaded at start-up has its TLS block at a fixed offset below
 //   the thread pointer; the static TLS size (blocks, surplus and struct
 //   pthread) and alignment come from ld.so's _dl_get_tls_static_info, the
@@ -36,7 +39,8 @@ namespace dstd::rt::sched {
 
 namespace {
 
-constexpr std::size_t dtv_offset = 8;  // tcbhead_t.dtv
+constexpr std::size_t dtv_offset = 8;   // tcbhead_t.dtv
+constexpr std::size_t self_offset = 16;  // tcbhead_t.self
 
 struct dtv_slot {
   void* val;
@@ -60,6 +64,7 @@ struct tls_layout {
   std::vector<tls_module> modules;
   std::vector<std::uintptr_t> offset_of;  // by module id; 0: not in static TLS
   std::ptrdiff_t rseq_offset = 0;         // from the thread pointer; 0: none
+  std::size_t tid_offset = 0;             // struct pthread's tid
   void (*ctype_init)() = nullptr;
 };
 
@@ -131,6 +136,11 @@ tls_layout discover() {
           align, l.pthread_bytes);
   }
   l.ctype_init = glibc_private<void (*)()>(RTLD_DEFAULT, "__ctype_init");
+  l.tid_offset = glibc_private<const std::uint32_t*>(RTLD_DEFAULT, "_thread_db_pthread_tid")[2];
+  if (l.tid_offset + sizeof(int) > l.pthread_bytes ||
+      *reinterpret_cast<const int*>(thread_pointer() + l.tid_offset) != static_cast<int>(gettid())) {
+    fatal("unexpected struct pthread layout (thread id at offset %zu)", l.tid_offset);
+  }
   discovery d{&l, thread_pointer()};
   dl_iterate_phdr(add_module, &d);
   for (const tls_module& m : l.modules) {
@@ -184,16 +194,19 @@ dtv_slot* renew_dtv(const tls_layout& l, char* worker_tp, char* tp, dtv_slot* ol
 }
 
 // Each module's block as in a new thread: its image, then zeros (.tbss);
-// the allocator's is the worker's (fiber_tls.hpp).
-void init_modules(const tls_layout& l, char* worker_tp, char* tp) {
+// the allocator's is the worker's (fiber_tls.hpp, take_worker_modules).
+void init_modules(const tls_layout& l, char* tp) {
   for (const tls_module& m : l.modules) {
+    if (m.from_worker) continue;
     char* mine = tp - m.offset;
-    if (m.from_worker) {
-      std::memcpy(mine, worker_tp - m.offset, m.mem_bytes);
-    } else {
-      std::memcpy(mine, m.image, m.file_bytes);
-      std::memset(mine + m.file_bytes, 0, m.mem_bytes - m.file_bytes);
-    }
+    std::memcpy(mine, m.image, m.file_bytes);
+    std::memset(mine + m.file_bytes, 0, m.mem_bytes - m.file_bytes);
+  }
+}
+
+void take_worker_modules(const tls_layout& l, char* worker_tp, char* tp) {
+  for (const tls_module& m : l.modules) {
+    if (m.from_worker) std::memcpy(tp - m.offset, worker_tp - m.offset, m.mem_bytes);
   }
 }
 
@@ -219,7 +232,7 @@ void unregister_rseq(const tls_layout& l, char* tp) {
 
 }  // namespace
 
-void prepare_fiber_tls(fiber_tls& t) {
+void prepare_fiber_tls(fiber_tls& t, int tid) {
   const tls_layout& l = layout();
   char* worker_tp = thread_pointer();
   make_worker_allocator_cache();
@@ -234,13 +247,35 @@ void prepare_fiber_tls(fiber_tls& t) {
   }
   char* tp = static_cast<char*>(t.block) + l.area_bytes;
   dtv_slot* dtv = renew_dtv(l, worker_tp, tp, old_dtv);
-  init_modules(l, worker_tp, tp);
+  init_modules(l, tp);
+  take_worker_modules(l, worker_tp, tp);
   std::memcpy(tp, worker_tp, l.pthread_bytes);
   *reinterpret_cast<char**>(tp) = tp;  // tcbhead_t.tcb: %fs:0 reads the thread pointer
   dtv_of(tp) = dtv;
+  std::memcpy(tp + l.tid_offset, &tid, sizeof tid);
   unregister_rseq(l, tp);
   t.tp = tp;
   t.worker_tp = worker_tp;
+}
+
+void move_fiber_tls(fiber_tls& t) {
+  const tls_layout& l = layout();
+  char* worker_tp = thread_pointer();
+  char* tp = static_cast<char*>(t.tp);
+  make_worker_allocator_cache();
+  take_worker_modules(l, worker_tp, tp);
+  std::memcpy(tp + self_offset, worker_tp + self_offset, sizeof(void*));
+  t.worker_tp = worker_tp;
+}
+
+int fiber_thread_id(std::uint64_t waiter_id) {
+  constexpr std::uint64_t above_kernel_ids = 1u << 22;  // PID_MAX_LIMIT
+  constexpr std::uint64_t below_tid_mask = 1u << 30;    // FUTEX_TID_MASK
+  if (waiter_id >= below_tid_mask - above_kernel_ids) {
+    fatal("more than %llu dstd threads made on this node: no thread id left for glibc's locks",
+          static_cast<unsigned long long>(below_tid_mask - above_kernel_ids));
+  }
+  return static_cast<int>(above_kernel_ids + waiter_id);
 }
 
 void start_fiber_tls() { layout().ctype_init(); }

@@ -15,13 +15,22 @@
 // it and back after (wrfsbase, or arch_prctl where the kernel does not allow
 // it).
 //
+// The copy's thread id is the fiber's own (a number above any kernel
+// thread id, from the fiber's waiter id): glibc records a mutex's owner by
+// the id in the descriptor, and two dstd threads that take turns on one
+// worker must be two owners (a recursive mutex, an error-checking one, a
+// rwlock's writer).
+//
 // Two exceptions keep per-worker state per worker: tcmalloc's thread cache
 // (its TLS block is copied from the worker: a fresh one would make tcmalloc
 // create a cache per fiber and lose the worker's), and rseq (the kernel
 // updates only the worker's area; a fiber's copy says "not registered").
+// So a fiber that resumes on another worker first takes that worker's
+// (move_fiber_tls).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace dstd::rt::sched {
 
@@ -33,8 +42,15 @@ struct fiber_tls {
 };
 
 // On the worker that will run the fiber: (re)builds its TLS as a new
-// thread's. The block is kept for the fiber's next life (a recycled fiber).
-void prepare_fiber_tls(fiber_tls& t);
+// thread's, with thread id `tid` (fiber_thread_id). The block is kept for
+// the fiber's next life (a recycled fiber).
+void prepare_fiber_tls(fiber_tls& t, int tid);
+// On a worker other than the one the fiber last ran on, before resuming
+// it: takes this worker's descriptor (`self`) and allocator cache.
+void move_fiber_tls(fiber_tls& t);
+// The thread id a fiber's descriptor carries: distinct for every waiter id
+// of the node and from every kernel thread id (those stay below 2^22).
+int fiber_thread_id(std::uint64_t waiter_id);
 // Called first on the fiber itself: what glibc does for a new thread's TLS
 // beyond copying images (the ctype table pointers).
 void start_fiber_tls();

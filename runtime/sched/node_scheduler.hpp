@@ -1,11 +1,12 @@
 // The state of a node's scheduler, shared by the two files that run it:
 // scheduler.cpp (queues, fiber switches, parking) and extra_workers.cpp
-// (adding a worker when every worker is held by a fiber that does not come
-// back, and retiring it once idle).
+// (the monitor: handing a held worker's fibers to the others, adding a
+// worker when every worker is held by a fiber that does not come back, and
+// retiring it once idle).
 //
-// Why a header and not one file: adding and retiring workers is its own job
-// with its own thread (the monitor); it needs the queues and the workers'
-// switch counts, and nothing else in the scheduler needs it.
+// Why a header and not one file: watching for held workers is its own job
+// with its own thread (the monitor); it needs the queues, the timers and
+// the workers' switch counts, and nothing else in the scheduler needs it.
 #pragma once
 
 #include <time.h>
@@ -27,11 +28,15 @@ namespace dstd::rt::sched {
 // Aligned to a cache line: a worker writes `turns` at every switch, and an
 // idle neighbour polls its own slot's queue; they must not share a line.
 struct alignas(64) worker_slot {
-  std::deque<fiber*> ready;  // its own fibers, ready again
+  std::deque<fiber*> ready;  // fibers that last ran here, ready again
   std::atomic<std::uint32_t> ready_count{0};  // ready.size(), to peek without the lock
   node_condition_variable wake;
   bool idle = false;  // waiting on `wake` (under the lock)
-  bool fresh_first = false;  // which queue it looks at first next time
+  bool unbound_first = false;  // which queue it looks at first next time
+  // The monitor found it held with fibers waiting in `ready` and moved them
+  // to `unbound`; fibers made ready for it go there too until it comes
+  // back to the scheduler (under the lock).
+  bool handed_off = false;
   std::thread thread;
   // Bumped by the worker itself before and after it runs a fiber: odd while
   // a fiber runs. The monitor reads it to see a worker that a fiber holds
@@ -42,21 +47,26 @@ struct alignas(64) worker_slot {
   // computing from one only waiting for a core (set by record_worker_thread).
   std::atomic<int> tid{0};
   std::atomic<clockid_t> cpu_clock{0};
-  unsigned bound = 0;    // live fibers bound to this worker (under the lock)
   bool retired = false;  // an extra worker that ended; its slot can be reused (under the lock)
 };
 
 struct node_scheduler {
   std::mutex lock;
   node_condition_variable drained;  // stop() waiting for the last fiber
-  std::deque<fiber*> fresh;         // fibers that never ran: any worker
-  std::atomic<std::uint32_t> fresh_count{0};  // fresh.size(), to peek without the lock
-  std::uint64_t fresh_taken = 0;    // fibers ever taken from `fresh` (under the lock)
+  // Fibers any worker may take: new ones, and ones handed off from a held
+  // worker. The worker that takes one keeps it (its `ready` queue) until it
+  // is handed off again.
+  std::deque<fiber*> unbound;
+  std::atomic<std::uint32_t> unbound_count{0};  // unbound.size(), to peek without the lock
+  std::uint64_t unbound_taken = 0;  // fibers ever taken from `unbound` (under the lock)
   // Never reallocated after start() (it reserves room for every extra
   // worker), so a worker may read its own slot's pointer without the lock.
   std::vector<std::unique_ptr<worker_slot>> workers;
   unsigned base_workers = 0;  // started by start(); slots past these are extra workers
   std::multimap<clock::time_point, fiber*> timers;
+  // The first timer's deadline (max: none), for the monitor to see overdue
+  // timers without the lock (set under it).
+  std::atomic<clock::rep> first_timer{clock::time_point::max().time_since_epoch().count()};
   std::vector<fiber*> free_fibers;
   bool stopping = false;
   unsigned live = 0;  // fibers not finished (under lock)
@@ -70,7 +80,7 @@ struct node_scheduler {
   std::thread monitor;
   std::mutex monitor_lock;
   node_condition_variable monitor_wake;
-  std::atomic<bool> monitor_asleep{false};  // until a fiber is queued to start
+  std::atomic<bool> monitor_asleep{false};  // no live fiber: until one is queued to start
   bool monitor_stop = false;                // (under monitor_lock)
 };
 
@@ -90,5 +100,13 @@ inline void count_turn(worker_slot& w) {
 // A worker thread's body (scheduler.cpp): runs fibers until the scheduler
 // stops or, for an extra worker, until it retires.
 void worker_loop(int me);
+
+// The monitor's two interventions (scheduler.cpp). hand_off (lock held):
+// worker `w`'s ready fibers go to `unbound` for any other worker, and so do
+// those made ready for it until it comes back. fire_timers_due_by (without
+// the lock): wakes the fibers whose timers were due by `t`, which the
+// workers, all busy, have not fired.
+void hand_off(node_scheduler& s, int w);
+void fire_timers_due_by(clock::time_point t);
 
 }  // namespace dstd::rt::sched

@@ -47,7 +47,8 @@ struct fiber {
   fiber_fn fn = nullptr;
   void* arg = nullptr;
   bool os_thread = false;  // a waiter for a thread that runs no fiber
-  int home_worker = -1;    // the worker it is bound to, once it has run
+  int home_worker = -1;    // the worker whose queue it goes to when ready (-1: unbound)
+  std::uint64_t ran_on = 0;  // the worker thread it last ran on (worker_loop's serial)
   void* local = nullptr;   // local_slot()
   waiter_id id = 0;        // its name on this node (waiter_registry.hpp)
   stack_span stack;        // its stack, while it has one (for the fault handler)
@@ -67,6 +68,11 @@ namespace {
 thread_local fiber* running_fiber = nullptr;
 thread_local fiber* thread_waiter = nullptr;
 
+// Each worker thread's life gets a number, so a fiber knows when it
+// resumes on another worker thread than last time (even in a slot whose
+// earlier thread retired) and must take that thread's TLS parts.
+std::atomic<std::uint64_t> worker_serials{0};
+
 // Wakes one idle worker, if any (lock held).
 void wake_idle_worker(node_scheduler& s) {
   for (auto& w : s.workers) {
@@ -78,18 +84,28 @@ void wake_idle_worker(node_scheduler& s) {
   }
 }
 
+// Queues f for any worker (lock held).
+void push_unbound(node_scheduler& s, fiber* f) {
+  f->home_worker = -1;
+  s.unbound.push_back(f);
+  s.unbound_count.fetch_add(1);  // seq_cst: see note_unbound_fiber
+  note_unbound_fiber(s);
+  wake_idle_worker(s);
+}
+
 void make_ready(fiber* f) {
   node_scheduler& s = node();
   s.runnable.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> guard(s.lock);
   if (f->home_worker < 0) {
-    s.fresh.push_back(f);
-    s.fresh_count.fetch_add(1);  // seq_cst: see note_fresh_fiber
-    note_fresh_fiber(s);
-    wake_idle_worker(s);
+    push_unbound(s, f);
     return;
   }
   worker_slot& w = *s.workers[static_cast<std::size_t>(f->home_worker)];
+  if (w.handed_off || w.retired) {  // held (extra_workers.hpp), or gone
+    push_unbound(s, f);
+    return;
+  }
   w.ready.push_back(f);
   w.ready_count.fetch_add(1, std::memory_order_release);
   if (w.idle) {
@@ -103,13 +119,21 @@ void back_to_worker(fiber* f, why reason) {
   f->worker = std::move(f->worker).resume();
 }
 
-// Moves due timers' fibers out (caller holds the lock), to unpark unlocked.
-void take_due_timers(node_scheduler& s, std::vector<fiber*>& due) {
-  const auto now = clock::now();
-  while (!s.timers.empty() && s.timers.begin()->first <= now) {
+// node_scheduler::first_timer, after the timers changed (lock held).
+void note_timers(node_scheduler& s) {
+  const clock::time_point first = s.timers.empty() ? clock::time_point::max() : s.timers.begin()->first;
+  s.first_timer.store(first.time_since_epoch().count(), std::memory_order_relaxed);
+}
+
+// Moves the fibers of timers due by `t` out (caller holds the lock), to
+// unpark unlocked.
+void take_due_timers(node_scheduler& s, std::vector<fiber*>& due, clock::time_point t) {
+  if (s.timers.empty() || s.timers.begin()->first > t) return;
+  while (!s.timers.empty() && s.timers.begin()->first <= t) {
     due.push_back(s.timers.begin()->second);
     s.timers.erase(s.timers.begin());
   }
+  note_timers(s);
 }
 
 // Queue pops (lock held).
@@ -121,14 +145,13 @@ fiber* take_own(worker_slot& w) {
   return f;
 }
 
-fiber* take_fresh(node_scheduler& s, int me) {
-  if (s.fresh.empty()) return nullptr;
-  fiber* f = s.fresh.front();
-  s.fresh.pop_front();
-  s.fresh_count.fetch_sub(1, std::memory_order_relaxed);
-  ++s.fresh_taken;
+fiber* take_unbound(node_scheduler& s, int me) {
+  if (s.unbound.empty()) return nullptr;
+  fiber* f = s.unbound.front();
+  s.unbound.pop_front();
+  s.unbound_count.fetch_sub(1, std::memory_order_relaxed);
+  ++s.unbound_taken;
   f->home_worker = me;
-  ++s.workers[static_cast<std::size_t>(me)]->bound;
   return f;
 }
 
@@ -139,7 +162,7 @@ fiber* take_fresh(node_scheduler& s, int me) {
 void poll_for_work(node_scheduler& s, worker_slot& w) {
   backoff wait;
   while (w.ready_count.load(std::memory_order_acquire) == 0 &&
-         s.fresh_count.load(std::memory_order_acquire) == 0 && wait.step()) {
+         s.unbound_count.load(std::memory_order_acquire) == 0 && wait.step()) {
   }
 }
 
@@ -150,20 +173,21 @@ fiber* next_fiber(int me) {
   bool polled = false;
   clock::time_point retire_at = clock::time_point::min();  // set when it first sleeps
   std::unique_lock<std::mutex> lk(s.lock);
+  w.handed_off = false;  // back: its fibers may queue here again
   for (;;) {
-    take_due_timers(s, due);
+    take_due_timers(s, due, clock::now());
     if (!due.empty()) {
       lk.unlock();
       for (fiber* f : due) unpark(f);
       due.clear();
       lk.lock();
     }
-    // Alternate between the worker's own fibers and new ones, so neither
-    // can starve the other (a fiber yielding in a loop would otherwise keep
-    // its worker from ever starting the fiber it waits for).
-    w.fresh_first = !w.fresh_first;
-    if (fiber* f = w.fresh_first ? take_fresh(s, me) : take_own(w)) return f;
-    if (fiber* f = w.fresh_first ? take_own(w) : take_fresh(s, me)) return f;
+    // Alternate between the worker's own fibers and unbound ones, so
+    // neither can starve the other (a fiber yielding in a loop would
+    // otherwise keep its worker from ever starting the fiber it waits for).
+    w.unbound_first = !w.unbound_first;
+    if (fiber* f = w.unbound_first ? take_unbound(s, me) : take_own(w)) return f;
+    if (fiber* f = w.unbound_first ? take_own(w) : take_unbound(s, me)) return f;
     if (s.stopping && s.live == 0) return nullptr;
     if (!polled) {  // see poll_for_work
       polled = true;
@@ -193,7 +217,6 @@ void retire(fiber* f) {
   f->state.store(dead, std::memory_order_release);
   f->local = nullptr;
   std::lock_guard<std::mutex> guard(s.lock);
-  --s.workers[static_cast<std::size_t>(f->home_worker)]->bound;
   s.free_fibers.push_back(f);
   if (--s.live == 0) {
     s.drained.notify_all();
@@ -208,11 +231,15 @@ void worker_loop(int me) {
   worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
   record_worker_thread(w);
   ensure_signal_stack();  // a stack overflow's fault needs a stack to run on
+  const std::uint64_t serial = worker_serials.fetch_add(1, std::memory_order_relaxed) + 1;
   while (fiber* f = next_fiber(me)) {
     if (!f->tls_ready) {
-      prepare_fiber_tls(f->tls);
+      prepare_fiber_tls(f->tls, fiber_thread_id(f->id));
       f->tls_ready = true;
+    } else if (f->ran_on != serial) {  // handed off from another worker
+      move_fiber_tls(f->tls);
     }
+    f->ran_on = serial;
     count_turn(w);  // odd: in a fiber (extra_workers.hpp)
     running_fiber = f;
     enter_fiber_tls(f->tls);
@@ -239,6 +266,22 @@ void worker_loop(int me) {
       make_ready(f);
     }
   }
+}
+
+void hand_off(node_scheduler& s, int w) {
+  worker_slot& held = *s.workers[static_cast<std::size_t>(w)];
+  held.handed_off = true;
+  while (fiber* f = take_own(held)) push_unbound(s, f);
+}
+
+void fire_timers_due_by(clock::time_point t) {
+  node_scheduler& s = node();
+  std::vector<fiber*> due;
+  {
+    std::lock_guard<std::mutex> guard(s.lock);
+    take_due_timers(s, due, t);
+  }
+  for (fiber* f : due) unpark(f);
 }
 
 namespace {
@@ -410,6 +453,7 @@ void park_until(clock::time_point deadline) {
   {
     std::lock_guard<std::mutex> guard(s.lock);
     s.timers.emplace(deadline, f);
+    note_timers(s);
     wake_idle_worker(s);  // it may need to wake up earlier than it planned
   }
   park();
@@ -418,6 +462,7 @@ void park_until(clock::time_point deadline) {
        ++it) {
     if (it->second == f) {  // woken early by someone else: drop our timer
       s.timers.erase(it);
+      note_timers(s);
       break;
     }
   }

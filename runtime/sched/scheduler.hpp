@@ -5,10 +5,12 @@
 // message from another node without holding an OS thread; its stack lives
 // in the partition's stack area, so its locals are global addresses.
 //
-// Why a fiber stays on one worker: a new fiber goes to whichever worker is
-// free first, but once it has run it only ever resumes on that worker: its
-// thread-local storage holds a copy of that worker's thread descriptor and
-// allocator cache pointer (fiber_tls.hpp).
+// Where a fiber runs: a new fiber goes to whichever worker is free first,
+// and once it has run it resumes on that worker (its caches are there),
+// unless that worker is held by a fiber that does not come back (a blocking
+// call): then the node's monitor hands it to another worker, and its
+// thread-local storage takes that worker's descriptor and allocator cache
+// (extra_workers.hpp, fiber_tls.hpp).
 //
 // Waiters: park/unpark work for any thread, not only fibers. A thread that
 // is not running a fiber (main, a plain std::thread) parks by sleeping on a

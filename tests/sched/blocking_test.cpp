@@ -10,17 +10,22 @@
 // threads stalled the others.
 #include <gtest/gtest.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <dstd/atomic>
 #include <dstd/dstd.hpp>
 #include <dstd/thread>
+#include <mutex>
+#include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -74,43 +79,164 @@ std::string close_pipe(const std::string& arg) {
   return {};
 }
 
-TEST(BlockedWorkers, PipeReadersOnEveryWorkerGetWhatAWriterStartedLaterWrites) {
-  for (dstd::node_id n : nodes_under_test()) {
-    const unsigned k = sched::configured_workers();
-    std::vector<pipe_fds> pipes(k);
-    for (auto& p : pipes) {  // file descriptors are per node: open them on n
-      const std::string fds = run_on(n, open_pipe);
-      ASSERT_EQ(fds.size(), sizeof(pipe_fds));
-      p = value_of<pipe_fds>(fds);
-    }
-    dstd::atomic<unsigned> reading{0}, finished{0};
-    std::vector<int> got(k, -1);
-    std::vector<dstd::thread> readers;
+// A pipe per worker of node n (file descriptors are per node: opened on
+// n), a reader thread per pipe on n, and what was read and written.
+struct pipe_readers {
+  dstd::node_id n;
+  unsigned k = sched::configured_workers();
+  std::vector<pipe_fds> pipes;
+  std::vector<int> got = std::vector<int>(k, -1);
+  std::vector<long> wrote = std::vector<long>(k, -1);  // (checked by main: a failure on another node is lost)
+  dstd::atomic<unsigned> reading{0}, finished{0};
+  std::vector<dstd::thread> readers;
+
+  explicit pipe_readers(dstd::node_id node) : n(node) {
     for (unsigned i = 0; i < k; ++i) {
-      readers.push_back(dstd::spawn_on(n, [&, i] {
+      const std::string fds = run_on(n, open_pipe);
+      if (fds.size() != sizeof(pipe_fds)) {
+        std::fprintf(stderr, "blocking_test: no pipe on node %u\n", n);
+        std::abort();
+      }
+      pipes.push_back(value_of<pipe_fds>(fds));
+    }
+  }
+  void start_readers() {
+    for (unsigned i = 0; i < k; ++i) {
+      readers.push_back(dstd::spawn_on(n, [this, i] {
         reading.fetch_add(1);
         char c = 0;
         got[i] = read(pipes[i][0], &c, 1) == 1 ? c : -2;
         finished.fetch_add(1);
       }));
     }
-    await("every reader started", [&] { return reading.load() == k; });
-    std::vector<long> wrote(k, -1);  // (checked by main: a failure on another node is lost)
-    dstd::thread writer = dstd::spawn_on(n, [&] {
-      for (unsigned i = 0; i < k; ++i) {
-        const char c = static_cast<char>('a' + i % 26);
-        wrote[i] = write(pipes[i][1], &c, 1);
-      }
-    });
-    await("the readers got the writer's bytes (a reader blocked in read() stalls its node)",
-          [&] { return finished.load() == k; });
+  }
+  // On the writer thread: a byte to each pipe, `first` and on.
+  void write_all(char first) {
+    for (unsigned i = 0; i < k; ++i) {
+      const char c = static_cast<char>(first + i % 26);
+      wrote[i] = write(pipes[i][1], &c, 1);
+    }
+  }
+  // Waits for the readers (`what` names the stall), joins everything, checks.
+  void finish(const char* what, dstd::thread& writer, char first) {
+    await(what, [&] { return finished.load() == k; });
     writer.join();
     for (auto& r : readers) r.join();
     for (unsigned i = 0; i < k; ++i) {
       EXPECT_EQ(wrote[i], 1) << "pipe " << i << " on node " << n;
-      EXPECT_EQ(got[i], 'a' + static_cast<int>(i % 26)) << "reader " << i << " on node " << n;
+      EXPECT_EQ(got[i], first + static_cast<int>(i % 26)) << "reader " << i << " on node " << n;
       run_on(n, close_pipe, bytes_of(pipes[i]));
     }
+  }
+};
+
+TEST(BlockedWorkers, PipeReadersOnEveryWorkerGetWhatAWriterStartedLaterWrites) {
+  for (dstd::node_id n : nodes_under_test()) {
+    pipe_readers p(n);
+    p.start_readers();
+    await("every reader started", [&] { return p.reading.load() == p.k; });
+    dstd::thread writer = dstd::spawn_on(n, [&] { p.write_all('a'); });
+    p.finish("the readers got the writer's bytes (a reader blocked in read() stalls its node)",
+             writer, 'a');
+  }
+}
+
+// A writer that has already run, so that it is bound to a worker, waits
+// (yielding, or sleeping with a timer) until a reader blocks in read() on
+// every worker of its node, then writes. Every worker is then held by a
+// reader and the writer waits in a held worker's queue (or on a timer no
+// worker is free to fire): only handing it to another worker lets it run.
+void readers_block_every_worker_then_a_bound_writer_writes(dstd::node_id n, bool sleep_first) {
+  pipe_readers p(n);
+  dstd::atomic<bool> writer_ran{false};
+  dstd::thread writer = dstd::spawn_on(n, [&] {
+    writer_ran.store(true);
+    while (p.reading.load() < p.k) dstd::this_thread::yield();
+    if (sleep_first) dstd::this_thread::sleep_for(20ms);
+    p.write_all('A');
+  });
+  await("the writer ran", [&] { return writer_ran.load(); });
+  p.start_readers();
+  p.finish("the readers got the bytes of a writer bound to a worker a reader holds", writer, 'A');
+}
+
+TEST(BlockedWorkers, AYieldingThreadBoundToAWorkerAReaderHoldsStillRuns) {
+  for (dstd::node_id n : nodes_under_test()) {
+    readers_block_every_worker_then_a_bound_writer_writes(n, false);
+  }
+}
+
+TEST(BlockedWorkers, ASleepOfAThreadBoundToAWorkerAReaderHoldsEnds) {
+  for (dstd::node_id n : nodes_under_test()) {
+    readers_block_every_worker_then_a_bound_writer_writes(n, true);
+  }
+}
+
+// ---- waits that glibc serves ----
+
+// A std::condition_variable and std::mutex outside the global heap (mmap'ed
+// on the node: node-private, so glibc serves them at every node count, as
+// it serves every one of a one-node run). Waiters block their workers in
+// the kernel; the notifier has already run, bound to one of those workers.
+struct private_wait {
+  std::mutex m;
+  std::condition_variable cv;
+  bool go = false;
+  unsigned waiting = 0, woke = 0;
+};
+
+std::string new_private_wait(const std::string&) {
+  void* p = mmap(nullptr, sizeof(private_wait), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return {};
+  return bytes_of(new (p) private_wait);
+}
+
+std::string delete_private_wait(const std::string& arg) {
+  auto* w = value_of<private_wait*>(arg);
+  w->~private_wait();
+  munmap(w, sizeof(private_wait));
+  return {};
+}
+
+TEST(BlockedWorkers, GlibcConditionVariableWaitersDoNotStallTheirNotifier) {
+  for (dstd::node_id n : nodes_under_test()) {
+    const unsigned k = sched::configured_workers();
+    const std::string made = run_on(n, new_private_wait);
+    ASSERT_EQ(made.size(), sizeof(private_wait*));
+    auto* w = value_of<private_wait*>(made);
+    dstd::atomic<bool> notifier_ran{false};
+    dstd::atomic<unsigned> woke{0};
+    dstd::thread notifier = dstd::spawn_on(n, [&] {
+      notifier_ran.store(true);
+      for (;;) {
+        {
+          std::lock_guard<std::mutex> lk(w->m);
+          if (w->waiting == k) {
+            w->go = true;
+            break;
+          }
+        }
+        dstd::this_thread::yield();
+      }
+      w->cv.notify_all();
+    });
+    await("the notifier ran", [&] { return notifier_ran.load(); });
+    std::vector<dstd::thread> waiters;
+    for (unsigned i = 0; i < k; ++i) {
+      waiters.push_back(dstd::spawn_on(n, [&] {
+        std::unique_lock<std::mutex> lk(w->m);
+        ++w->waiting;
+        w->cv.wait(lk, [&] { return w->go; });
+        ++w->woke;
+        woke.fetch_add(1);
+      }));
+    }
+    await("condition-variable waiters woken by a notifier bound to a worker they hold",
+          [&] { return woke.load() == k; });
+    notifier.join();
+    for (auto& t : waiters) t.join();
+    run_on(n, delete_private_wait, made);
   }
 }
 

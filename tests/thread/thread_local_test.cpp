@@ -6,6 +6,7 @@
 // they take turns on the same workers (DSTD_WORKERS=1 variants: all of a
 // node's threads on one worker).
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <gperftools/malloc_extension.h>
 #include <gtest/gtest.h>
 
@@ -14,10 +15,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <dstd/atomic>
 #include <dstd/dstd.hpp>
 #include <dstd/thread>
 #include <exception>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+#include <system_error>
 #include <set>
 #include <vector>
 
@@ -194,6 +200,70 @@ long allocator_thread_caches() {
   if (line == nullptr) return -1;
   while (line > stats && line[-1] != ':') --line;  // "MALLOC:   <n> Thread heaps in use"
   return std::strtol(line, nullptr, 10);
+}
+
+// glibc's mutexes record their owner by the thread id in the thread's
+// descriptor: two dstd threads that take turns on one worker must still be
+// two owners. A std::recursive_mutex held across pauses by one thread
+// excludes the others of its node (with the worker's id in every thread's
+// descriptor, a second thread "re-entered" it), and a std::shared_mutex
+// held exclusively makes the others wait (not fail with EDEADLK, which
+// libstdc++ throws as resource_deadlock_would_occur). On each node, in the
+// node's own memory (mmap: glibc serves the objects at every node count).
+struct owned_locks {
+  std::recursive_mutex recursive;
+  std::shared_mutex shared;
+  int inside_recursive = 0, inside_shared = 0;  // threads inside each now (under it)
+  int overlaps = 0, entries = 0;                // (under either: atomic)
+  std::atomic<int> errors{0};
+};
+
+template <class Lock>
+void hold_across_pauses(owned_locks& o, Lock& lock, int& inside) {
+  try {
+    lock.lock();
+  } catch (const std::system_error&) {
+    ++o.errors;
+    return;
+  }
+  if (++inside != 1) __atomic_add_fetch(&o.overlaps, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&o.entries, 1, __ATOMIC_RELAXED);
+  for (int i = 1; i <= 20; ++i) pause(i);
+  --inside;
+  lock.unlock();
+}
+
+TEST(ThreadLocal, GlibcMutexesTellThreadsOfOneWorkerApart) {
+  std::vector<owned_locks*> locks_of_node;
+  for (dstd::node_id n = 0; n < dstd::node_count(); ++n) {
+    owned_locks* o = nullptr;
+    dstd::spawn_on(n, [&o] {
+      void* p = mmap(nullptr, sizeof(owned_locks), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p != MAP_FAILED) o = new (p) owned_locks;
+    }).join();
+    ASSERT_NE(o, nullptr);
+    locks_of_node.push_back(o);
+  }
+  run_everywhere([&](int k, std::uint64_t*) {
+    owned_locks& o = *locks_of_node[static_cast<std::size_t>(k / per_node)];
+    hold_across_pauses(o, o.recursive, o.inside_recursive);
+    hold_across_pauses(o, o.shared, o.inside_shared);
+  });
+  for (dstd::node_id n = 0; n < dstd::node_count(); ++n) {
+    owned_locks* o = locks_of_node[n];
+    int overlaps = 0, errors = 0, entries = 0;
+    dstd::spawn_on(n, [&] {
+      overlaps = o->overlaps;
+      errors = o->errors;
+      entries = o->entries;
+      o->~owned_locks();
+      munmap(o, sizeof(owned_locks));
+    }).join();
+    EXPECT_EQ(overlaps, 0) << "node " << n << ": two threads inside one lock";
+    EXPECT_EQ(errors, 0) << "node " << n << ": a lock failed (EDEADLK)";
+    EXPECT_EQ(entries, 2 * per_node) << "node " << n;
+  }
 }
 
 // A dstd thread uses its worker's allocator cache: starting threads does
