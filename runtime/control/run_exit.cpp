@@ -14,6 +14,7 @@
 #include "runtime/control/boot.hpp"
 #include "runtime/control/forwarded_output.hpp"
 #include "runtime/control/node_env.hpp"
+#include "runtime/sched/thread_exit.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/typed_handler.hpp"
 
@@ -60,6 +61,10 @@ std::atomic<pid_t> exiting_thread{0};
 }
 
 [[noreturn]] void end_everywhere(how kind, int status) {
+  // exit() first destroys the calling thread's thread_local objects (glibc
+  // does it for its own threads; a dstd thread's are on its own list);
+  // quick_exit does not.
+  if (kind == how::exit) sched::run_thread_exit_destructors();
   const node_env& env = current_node_env();
   if (!booted() || env.self == 0) end_here(kind, status);
   transport& t = *current_transport();

@@ -1,6 +1,7 @@
 // A program whose end is checked from outside (exit_test.sh): its exit
-// status and how often its static destructor and its atexit (or
-// at_quick_exit) handler run, at 1, 2 and 4 nodes.
+// status and how often its static destructor, its atexit (or
+// at_quick_exit) handler and the exiting thread's thread_local destructor
+// run, at 1, 2 and 4 nodes.
 //
 //   exit_program return N        main returns N
 //   exit N                       exit(N) from a function called by main
@@ -20,6 +21,16 @@ struct announces_destruction {
     std::printf("static destructor ran on node %u\n", dstd::this_node());
   }
 } on_exit;
+
+// Used by the exiting dstd thread only: exit() runs its destructor first
+// (quick_exit does not).
+struct announces_thread_end {
+  int uses = 0;
+  ~announces_thread_end() {
+    std::printf("thread_local destructor ran on node %u\n", dstd::this_node());
+  }
+};
+thread_local announces_thread_end exiting_thread_state;
 
 void atexit_handler() { std::printf("atexit handler ran on node %u\n", dstd::this_node()); }
 
@@ -44,6 +55,7 @@ int main(int argc, char** argv) {
   const bool quick = std::strcmp(argv[1], "thread_quick_exit") == 0;
   if (quick || std::strcmp(argv[1], "thread_exit") == 0) {
     dstd::thread t = dstd::spawn_on(dstd::node_count() - 1, [status, quick] {
+      ++exiting_thread_state.uses;
       std::printf("thread exiting on node %u\n", dstd::this_node());
       if (quick) std::quick_exit(status);
       leave(status);
