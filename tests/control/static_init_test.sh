@@ -9,9 +9,7 @@
 set -uo pipefail
 dstdrun=$1
 program=$2
-failures=0
-
-count() { grep -c -- "$1" <<<"$2"; }
+source "$(dirname "$0")/../support/script_checks.sh"
 
 check() {  # check NODES COMMAND...
   local nodes=$1
@@ -33,13 +31,7 @@ check() {  # check NODES COMMAND...
     [ "$(count "pool destroyed on node 0 after 100 tasks" "$out")" -eq 1 ] ||
     problems+=" want one 'pool destroyed on node 0 after 100 tasks';"
   [ "$(count "dstdrun:\|dstd:" "$out")" -eq 0 ] || problems+=" a failure was reported;"
-  if [ -n "$problems" ]; then
-    echo "FAIL $nodes node(s):$problems"
-    echo "$out" | sed 's/^/    /'
-    failures=$((failures + 1))
-  else
-    echo "ok   $nodes node(s)"
-  fi
+  report "$nodes node(s)" "$problems" "$out"
 }
 
 check 1 "$program"

@@ -10,10 +10,7 @@
 set -uo pipefail
 dstdrun=$1
 program=$2
-failures=0
-
-# count PATTERN TEXT: how many lines of TEXT contain PATTERN.
-count() { grep -c -- "$1" <<<"$2"; }
+source "$(dirname "$0")/../support/script_checks.sh"
 
 check() {  # check LABEL exit|thread_exit|quick_exit EXPECTED_STATUS COMMAND...
   local label=$1 kind=$2 expected=$3
@@ -51,13 +48,7 @@ check() {  # check LABEL exit|thread_exit|quick_exit EXPECTED_STATUS COMMAND...
     problems+=" the thread_local destructor's line is not before the handler's;"
   fi
   [ "$(count "dstdrun:" "$out")" -eq 0 ] || problems+=" dstdrun reported a failure;"
-  if [ -n "$problems" ]; then
-    echo "FAIL $label:$problems"
-    echo "$out" | sed 's/^/    /'
-    failures=$((failures + 1))
-  else
-    echo "ok   $label"
-  fi
+  report "$label" "$problems" "$out"
 }
 
 check "1 node, main returns 3" exit 3 "$program" return 3
