@@ -26,15 +26,17 @@ node_stats stats() noexcept {
           n.traffic.messages_sent, n.traffic.messages_received, n.traffic.one_sided};
 }
 
-void rt::print_stats_line(node_id self) {
+void rt::format_stats_fields(char* out, std::size_t size) {
   const node_stats s = stats();
-  char line[1024];  // 15 fields of at most 43 characters fit
-  int used = std::snprintf(line, sizeof line, "dstd stats: node %u:", self);
+  std::size_t used = 0;
+  out[0] = '\0';
   for (const rt::node_stats_field& f : rt::node_stats_fields) {
-    used += std::snprintf(line + used, sizeof line - static_cast<std::size_t>(used), " %s=%llu",
-                          f.name, static_cast<unsigned long long>(s.*f.member));
+    if (used >= size) break;
+    const int n = std::snprintf(out + used, size - used, " %s=%llu", f.name,
+                                static_cast<unsigned long long>(s.*f.member));
+    if (n < 0) break;
+    used += static_cast<std::size_t>(n);
   }
-  std::fprintf(stderr, "%s\n", line);
 }
 
 }  // namespace dstd

@@ -20,13 +20,15 @@
 //                         forwards in whole lines; "1" when dstdrun's own
 //                         stdout is a terminal (the node then line-buffers
 //                         stdout, as it would writing to it), else "0"
-//   DSTD_STATS            "1": each node prints its counters at exit
+//   DSTD_STATS            "1": each node reports its counters at exit (on
+//                         the status pipe when there is one, else stderr)
 // (DSTD_SHM_DELAY_US, shm's delayed mode, is the user's: dstdrun passes it
 // through like any other variable.)
 //
 // Status pipe: a node writes one short line (always < PIPE_BUF, so lines
 // from different nodes never interleave):
 //   "J <id>\n"  joined: rendezvous done, identities checked, about to run
+//   "S <id> <name>=<value> ...\n"  its counters (DSTD_STATS=1), before "L"
 //   "L <id>\n"  leaving cleanly at the end of the program
 // A node that exits without "L" while node 0 still runs has failed, even
 // with exit status 0; a node that never writes "J" never joined.
@@ -47,5 +49,6 @@ inline constexpr const char* env_stats = "DSTD_STATS";
 
 inline constexpr char status_joined = 'J';
 inline constexpr char status_leaving = 'L';
+inline constexpr char status_stats = 'S';
 
 }  // namespace dstd::launch

@@ -52,11 +52,14 @@ transport* node_transport = nullptr;
 bool node_booted = false;
 std::atomic<std::uint32_t> shutdown_requested{0};
 
-void tell_launcher(char what) {
+// One status-pipe line, "<what> <id><rest>" (launch_contract.hpp), in one
+// write (< PIPE_BUF, so it arrives whole).
+void tell_launcher(char what, const char* rest = "") {
   const node_env& env = current_node_env();
   if (env.launch_fd < 0) return;
-  char line[32];
-  int n = std::snprintf(line, sizeof line, "%c %u\n", what, env.self);
+  char line[1100];
+  const int n = std::snprintf(line, sizeof line, "%c %u%s\n", what, env.self, rest);
+  if (n < 0 || static_cast<std::size_t>(n) >= sizeof line) return;
   ssize_t ignored = ::write(env.launch_fd, line, static_cast<std::size_t>(n));
   (void)ignored;
 }
@@ -133,10 +136,19 @@ void on_shutdown(message& m) {
 
 // Nodes other than 0: the service thread does the work; the main thread only
 // waits for the end of the program.
-// DSTD_STATS (dstdrun --stats): one line of counters per node at the end.
-void print_stats_if_asked() {
+// DSTD_STATS (dstdrun --stats): each node's counters at the end, in one
+// "S" line to dstdrun (which prints them as one table), or, with no
+// dstdrun, one line on stderr.
+void report_stats_if_asked() {
   if (!current_settings().stats) return;
-  print_stats_line(current_node_env().self);
+  char fields[1024];  // 15 fields of at most 43 characters fit
+  format_stats_fields(fields, sizeof fields);
+  const node_env& env = current_node_env();
+  if (env.launch_fd < 0) {
+    std::fprintf(stderr, "dstd stats: node %u:%s\n", env.self, fields);
+  } else {
+    tell_launcher(launch::status_stats, fields);
+  }
 }
 
 [[noreturn]] void serve_until_shutdown() {
@@ -144,7 +156,7 @@ void print_stats_if_asked() {
     futex::wait(shutdown_requested, 0, futex::scope::process_private);
   }
   node_transport->drain();  // the reply to the shutdown message, among others
-  print_stats_if_asked();
+  report_stats_if_asked();
   tell_launcher(launch::status_leaving);
   std::fflush(stdout);
   std::fflush(stderr);
@@ -169,7 +181,7 @@ void end_run() {
     node_transport->post_call(n, shutdown.id, nullptr, 0, replies[n], acks);
   }
   acks.wait();
-  print_stats_if_asked();
+  report_stats_if_asked();
   node_transport->stop();
   tell_launcher(launch::status_leaving);
 }

@@ -6,6 +6,8 @@
 // copies them into its own struct.
 #pragma once
 
+#include <cstddef>
+
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/transport/transport.hpp"
@@ -20,10 +22,11 @@ struct node_counters {
 
 node_counters collect_node_counters() noexcept;
 
-// Prints "dstd stats: node N: name=value ..." (every field of the public
-// dstd::node_stats, in order) on stderr as one line: what dstdrun --stats
-// shows. Defined by the API layer (dstd/node_api.cpp), which owns the
-// public struct and its field list (dstd/node_stats_fields.hpp).
-void print_stats_line(node_id self);
+// Writes " name=value name=value ..." (every field of the public
+// dstd::node_stats, in order) into `out` (NUL-terminated, cut at `size`):
+// what a node reports for dstdrun --stats. Defined by the API layer
+// (dstd/node_api.cpp), which owns the public struct and its field list
+// (dstd/node_stats_fields.hpp).
+void format_stats_fields(char* out, std::size_t size);
 
 }  // namespace dstd::rt

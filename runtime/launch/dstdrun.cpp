@@ -88,6 +88,8 @@ int launch(const launch_options& opt) {
   config.timeout_s = opt.timeout_s;
   config.join_timeout_s = opt.join_timeout_s;
   config.tag_output = opt.tag_output;
+  config.stats = opt.stats;
+  config.stats_json = opt.stats_json;
   supervisor sup(config, signals, status);
 
   node_launch how;
@@ -148,6 +150,10 @@ int main(int argc, char** argv) {
     case parse_outcome::run: break;
   }
   if (!is_runnable_dstd_program(opt)) return exit_usage_status;
+  if (!opt.stats_json.empty() && !write_text_file(opt.stats_json, "")) {  // fail now, not after the run
+    say("cannot write the statistics file %s: %s", opt.stats_json.c_str(), std::strerror(errno));
+    return exit_usage_status;
+  }
   if (opt.stats) setenv(dstd::launch::env_stats, "1", 1);  // the nodes inherit it
   return launch(opt);
 }

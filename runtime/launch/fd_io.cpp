@@ -22,6 +22,16 @@ bool write_all(int fd, const void* data, std::size_t len) {
   return true;
 }
 
+bool write_text_file(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const bool wrote = write_all(fd, text.data(), text.size());
+  const int saved = errno;
+  const bool closed = ::close(fd) == 0;
+  if (!wrote) errno = saved;
+  return wrote && closed;
+}
+
 bool set_cloexec(int fd, bool on) {
   int flags = fcntl(fd, F_GETFD);
   if (flags < 0) return false;

@@ -6,12 +6,17 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace dstd::launch {
 
 // Writes all of [data, data+len) to fd, retrying short writes and EINTR.
 // Returns false on any other error (errno set), e.g. EPIPE.
 bool write_all(int fd, const void* data, std::size_t len);
+
+// Replaces the file at `path` (created 0644) with `text`; false on an error
+// (errno set).
+bool write_text_file(const std::string& path, const std::string& text);
 
 bool set_cloexec(int fd, bool on);
 bool set_nonblocking(int fd);

@@ -38,8 +38,10 @@ const char* const help_text =
     "  --transport NAME       how nodes talk: shm (default; ucx and verbs are\n"
     "                         not implemented yet)\n"
     "  --tag-output           prefix each output line of node k with \"[node k] \"\n"
-    "  --stats                each node prints its counters (faults, pages\n"
-    "                         fetched, diff bytes, ...) when the program ends\n"
+    "  --stats[=table]        print the nodes' counters (faults, pages fetched,\n"
+    "                         diff bytes, messages, ...) when the program ends:\n"
+    "                         a row per node and a total row, on stderr\n"
+    "  --stats=json FILE      write the same counters to FILE as JSON instead\n"
     "  --timeout SECONDS      stop every node and exit 124 after this long\n"
     "  --join-timeout SECONDS how long the nodes may take to start and meet\n"
     "                         (default 30)\n"
@@ -166,7 +168,14 @@ parse_outcome parse_options(int argc, const char* const* argv, const char* parti
       if (no_value() != parse_outcome::run) return parse_outcome::exit_usage;
       out.tag_output = true;
     } else if (name == "--stats") {
-      if (no_value() != parse_outcome::run) return parse_outcome::exit_usage;
+      if (has_value && value == "json") {
+        if (i + 1 >= argc || argv[i + 1][0] == '\0')
+          return usage_error("option --stats=json needs a file name (--stats=json FILE)");
+        out.stats_json = argv[++i];
+      } else if (has_value && value != "table") {
+        return usage_error("option --stats takes no value, =table or =json FILE, got '" +
+                           std::string(value) + "'");
+      }
       out.stats = true;
     } else if (name == "-n" || name == "--nodes") {
       if (!take_value()) return usage_error("option " + name_s + " needs a number of nodes");

@@ -16,7 +16,8 @@ struct launch_options {
   unsigned nodes = 0;
   std::string transport = "shm";
   bool tag_output = false;
-  bool stats = false;  // nodes print their counters at exit
+  bool stats = false;      // --stats: the nodes' counters at the end, as a table
+  std::string stats_json;  // --stats=json FILE: as JSON, to FILE
   double timeout_s = 0;        // whole run; 0 means no limit
   double join_timeout_s = 30;  // every node must write "J" within this
   std::uint64_t partition_bytes = 0;

@@ -1,4 +1,5 @@
-// Reading the status pipe: the "J <id>" / "L <id>" lines nodes write.
+// Reading the status pipe: the "J <id>", "S <id> ..." and "L <id>" lines
+// nodes write.
 //
 // Why: these lines (launch_contract.hpp) are how dstdrun tells a node that
 // joined from one that never did, and a node that left cleanly from one that
@@ -13,8 +14,9 @@
 namespace dstd::launch {
 
 struct status_event {
-  char kind;  // status_joined or status_leaving
+  char kind;  // status_joined, status_stats or status_leaving
   unsigned node;
+  std::string text;  // status_stats: the name=value pairs
 };
 
 class status_reader {

@@ -12,6 +12,7 @@
 #include "runtime/common/launch_contract.hpp"
 #include "runtime/launch/diag.hpp"
 #include "runtime/launch/exit_report.hpp"
+#include "runtime/launch/fd_io.hpp"
 
 namespace dstd::launch {
 
@@ -91,6 +92,7 @@ int supervisor::run() {
     reap();
   }
   finish_output();
+  report_stats();
   return exit_status_;
 }
 
@@ -186,6 +188,8 @@ void supervisor::drain_status() {
       ++joined_;
     } else if (e.kind == status_leaving) {
       n.left = true;
+    } else if (e.kind == status_stats) {
+      if (auto fields = parse_stats_fields(e.text)) n.stats = std::move(*fields);
     }
   }
 }
@@ -316,6 +320,26 @@ void supervisor::drain_output(std::size_t budget) {
     for (std::size_t k = 0; k < budget / (64 * 1024) + 1 && n.err_fd >= 0; ++k)
       if (!read_output(n.err_fd, *n.err_lines)) break;
   }
+}
+
+// After the nodes' own output: the table on stderr, or the JSON file.
+void supervisor::report_stats() {
+  if (!config_.stats) return;
+  std::vector<node_stats_row> rows;
+  for (unsigned id = 0; id < nodes_.size(); ++id) rows.push_back({id, nodes_[id].stats});
+  if (!config_.stats_json.empty()) {
+    if (!write_text_file(config_.stats_json, stats_json(rows))) {
+      say("cannot write the statistics to %s: %s", config_.stats_json.c_str(), std::strerror(errno));
+      if (exit_status_ == 0) exit_status_ = 1;
+    }
+    return;
+  }
+  const std::string table = stats_table(rows);
+  if (table.empty()) {
+    say("no node reported its counters (a node that fails does not)");
+    return;
+  }
+  write_all(2, table.data(), table.size());
 }
 
 void supervisor::finish_output() {

@@ -24,6 +24,7 @@
 
 #include "runtime/launch/launch_signals.hpp"
 #include "runtime/launch/line_forwarder.hpp"
+#include "runtime/launch/stats_report.hpp"
 #include "runtime/launch/status_reader.hpp"
 
 namespace dstd::launch {
@@ -33,6 +34,8 @@ struct supervisor_config {
   double timeout_s = 0;  // 0: none
   double join_timeout_s = 30;
   bool tag_output = false;  // "[node k] " in front of every line
+  bool stats = false;       // --stats: the nodes' counters at the end
+  std::string stats_json;   // --stats=json FILE: written there, not printed
 };
 
 inline constexpr int exit_timeout_status = 124;
@@ -65,6 +68,7 @@ class supervisor {
     int err_fd = -1;
     std::unique_ptr<line_forwarder> out_lines;
     std::unique_ptr<line_forwarder> err_lines;
+    stats_fields stats;  // its "S" line's counters
   };
 
   void check_deadlines(clock::time_point now);
@@ -82,6 +86,7 @@ class supervisor {
   bool read_output(int& fd, line_forwarder& lines);  // one read; false at EOF
   void drain_output(std::size_t budget);
   void finish_output();
+  void report_stats();
 
   supervisor_config config_;
   launch_signals& signals_;
