@@ -260,7 +260,7 @@ worker_counts current_worker_counts() {
   node_scheduler& s = node();
   std::lock_guard<std::mutex> guard(s.lock);
   return {s.base_workers + s.extra_workers, s.workers_added, s.workers_retired,
-          s.monitor_asleep.load()};
+          s.fibers_handed_off, s.monitor_asleep.load()};
 }
 
 }  // namespace dstd::rt::sched

@@ -69,11 +69,13 @@ clock::time_point retire_time(const node_scheduler& s, int me);
 bool retire_if_idle(node_scheduler& s, int me, clock::time_point retire_at);
 
 // Workers running now (extra ones included), how many extra workers this
-// node has ever started and retired, and whether the monitor sleeps until a
-// fiber is queued to start, having none live (for tests and tools).
+// node has ever started and retired, how many fibers it has handed off
+// from held workers, and whether the monitor sleeps until a fiber is
+// queued to start, having none live (for tests and tools).
 struct worker_counts {
   unsigned running = 0;
   std::uint64_t added = 0, retired = 0;
+  std::uint64_t handed_off = 0;
   bool monitor_asleep = false;
 };
 worker_counts current_worker_counts();

@@ -74,6 +74,7 @@ struct node_scheduler {
   // Extra workers (extra_workers.cpp), under the lock.
   unsigned extra_workers = 0;  // running now
   std::uint64_t workers_added = 0, workers_retired = 0;
+  std::uint64_t fibers_handed_off = 0;  // moved from a held worker's queue
   // The monitor thread. Its own lock, so that a tick with no fiber
   // waiting to start costs the scheduler's lock nothing (lock order: `lock`
   // before `monitor_lock`).

@@ -271,7 +271,10 @@ void worker_loop(int me) {
 void hand_off(node_scheduler& s, int w) {
   worker_slot& held = *s.workers[static_cast<std::size_t>(w)];
   held.handed_off = true;
-  while (fiber* f = take_own(held)) push_unbound(s, f);
+  while (fiber* f = take_own(held)) {
+    push_unbound(s, f);
+    ++s.fibers_handed_off;
+  }
 }
 
 void fire_timers_due_by(clock::time_point t) {

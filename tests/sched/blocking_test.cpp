@@ -24,6 +24,7 @@
 #include <dstd/dstd.hpp>
 #include <dstd/thread>
 #include <mutex>
+#include <memory>
 #include <new>
 #include <string>
 #include <thread>
@@ -60,6 +61,15 @@ void await(const char* what, Ready ready) {
     }
     std::this_thread::sleep_for(1ms);
   }
+}
+
+// Node n's scheduler counts (runtime/sched/extra_workers.hpp).
+std::string worker_counts_here(const std::string&) {
+  return bytes_of(sched::current_worker_counts());
+}
+
+sched::worker_counts counts_on(dstd::node_id n) {
+  return value_of<sched::worker_counts>(run_on(n, worker_counts_here));
 }
 
 // ---- pipes ----
@@ -240,6 +250,76 @@ TEST(BlockedWorkers, GlibcConditionVariableWaitersDoNotStallTheirNotifier) {
   }
 }
 
+// Many threads of one node contend for a std::mutex in node-private memory
+// (glibc's: a waiter blocks its worker in the kernel), allocate and free
+// while holding it (now and then yielding there too), and yield or sleep
+// in between: workers are held again
+// and again, and their queued threads are handed to other workers (each
+// move switches a thread's allocator cache and descriptor). The count must
+// be exact and the allocator sound.
+struct private_counter {
+  std::mutex m;
+  unsigned long count = 0;
+  unsigned long bytes = 0;
+};
+
+std::string new_private_counter(const std::string&) {
+  void* p = mmap(nullptr, sizeof(private_counter), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return {};
+  return bytes_of(new (p) private_counter);
+}
+
+std::string delete_private_counter(const std::string& arg) {
+  auto* c = value_of<private_counter*>(arg);
+  const std::string totals = bytes_of(std::array<unsigned long, 2>{c->count, c->bytes});
+  c->~private_counter();
+  munmap(c, sizeof(private_counter));
+  return totals;
+}
+
+TEST(BlockedWorkers, ThreadsHandedFromWorkerToWorkerCountExactly) {
+  constexpr unsigned threads = 12, rounds = 300;
+  for (dstd::node_id n : nodes_under_test()) {
+    const std::string made = run_on(n, new_private_counter);
+    ASSERT_EQ(made.size(), sizeof(private_counter*));
+    auto* c = value_of<private_counter*>(made);
+    const sched::worker_counts before = counts_on(n);
+    std::vector<dstd::thread> all;
+    for (unsigned t = 0; t < threads; ++t) {
+      all.push_back(dstd::spawn_on(n, [c, t] {
+        for (unsigned i = 0; i < rounds; ++i) {
+          {
+            std::lock_guard<std::mutex> lk(c->m);
+            std::vector<unsigned> v(1 + (i * 7 + t) % 300, t);  // allocated and freed under the lock
+            ++c->count;
+            c->bytes += v.size();
+            // Another thread of this worker then blocks on the lock, and
+            // this one waits in a held worker's queue until handed off.
+            if (i % 10 == 0) dstd::this_thread::yield();
+          }
+          std::unique_ptr<char[]> between(new char[64 + i % 512]);  // and between
+          between[0] = static_cast<char>(i);
+          if (i % 50 == 0) {
+            dstd::this_thread::sleep_for(100us);
+          } else {
+            dstd::this_thread::yield();
+          }
+        }
+      }));
+    }
+    for (auto& th : all) th.join();
+    const auto totals = value_of<std::array<unsigned long, 2>>(run_on(n, delete_private_counter, made));
+    unsigned long want_bytes = 0;
+    for (unsigned t = 0; t < threads; ++t) {
+      for (unsigned i = 0; i < rounds; ++i) want_bytes += 1 + (i * 7 + t) % 300;
+    }
+    EXPECT_EQ(totals[0], static_cast<unsigned long>(threads) * rounds) << "node " << n;
+    EXPECT_EQ(totals[1], want_bytes) << "node " << n;
+    EXPECT_GT(counts_on(n).handed_off, before.handed_off) << "node " << n << ": no thread changed workers";
+  }
+}
+
 // ---- sleeping ----
 
 enum class sleep_call { sleep, usleep, nanosleep, clock_nanosleep, sleep_for, kinds };
@@ -371,13 +451,6 @@ std::string left_of(const std::string& arg) {
 std::string delete_spin_state(const std::string& arg) {
   delete value_of<spin_state*>(arg);
   return {};
-}
-std::string worker_counts_here(const std::string&) {
-  return bytes_of(sched::current_worker_counts());
-}
-
-sched::worker_counts counts_on(dstd::node_id n) {
-  return value_of<sched::worker_counts>(run_on(n, worker_counts_here));
 }
 
 TEST(BlockedWorkers, SpinnersOnEveryWorkerSeeAFlagSetByAThreadStartedAfterThem) {
