@@ -195,24 +195,27 @@ struct private_wait {
   unsigned waiting = 0, woke = 0;
 };
 
-std::string new_private_wait(const std::string&) {
-  void* p = mmap(nullptr, sizeof(private_wait), PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+// run_on functions: a T made in node-private memory on the node that runs
+// them (its address, as bytes), and T's destruction there.
+template <class T>
+std::string new_private(const std::string&) {
+  void* p = mmap(nullptr, sizeof(T), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return {};
-  return bytes_of(new (p) private_wait);
+  return bytes_of(new (p) T);
 }
 
-std::string delete_private_wait(const std::string& arg) {
-  auto* w = value_of<private_wait*>(arg);
-  w->~private_wait();
-  munmap(w, sizeof(private_wait));
+template <class T>
+std::string delete_private(const std::string& arg) {
+  auto* t = value_of<T*>(arg);
+  t->~T();
+  munmap(t, sizeof(T));
   return {};
 }
 
 TEST(BlockedWorkers, GlibcConditionVariableWaitersDoNotStallTheirNotifier) {
   for (dstd::node_id n : nodes_under_test()) {
     const unsigned k = sched::configured_workers();
-    const std::string made = run_on(n, new_private_wait);
+    const std::string made = run_on(n, new_private<private_wait>);
     ASSERT_EQ(made.size(), sizeof(private_wait*));
     auto* w = value_of<private_wait*>(made);
     dstd::atomic<bool> notifier_ran{false};
@@ -246,7 +249,7 @@ TEST(BlockedWorkers, GlibcConditionVariableWaitersDoNotStallTheirNotifier) {
           [&] { return woke.load() == k; });
     notifier.join();
     for (auto& t : waiters) t.join();
-    run_on(n, delete_private_wait, made);
+    run_on(n, delete_private<private_wait>, made);
   }
 }
 
@@ -263,25 +266,15 @@ struct private_counter {
   unsigned long bytes = 0;
 };
 
-std::string new_private_counter(const std::string&) {
-  void* p = mmap(nullptr, sizeof(private_counter), PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return {};
-  return bytes_of(new (p) private_counter);
-}
-
-std::string delete_private_counter(const std::string& arg) {
-  auto* c = value_of<private_counter*>(arg);
-  const std::string totals = bytes_of(std::array<unsigned long, 2>{c->count, c->bytes});
-  c->~private_counter();
-  munmap(c, sizeof(private_counter));
-  return totals;
+std::string totals_of(const std::string& arg) {
+  const auto* c = value_of<private_counter*>(arg);
+  return bytes_of(std::array<unsigned long, 2>{c->count, c->bytes});
 }
 
 TEST(BlockedWorkers, ThreadsHandedFromWorkerToWorkerCountExactly) {
   constexpr unsigned threads = 12, rounds = 300;
   for (dstd::node_id n : nodes_under_test()) {
-    const std::string made = run_on(n, new_private_counter);
+    const std::string made = run_on(n, new_private<private_counter>);
     ASSERT_EQ(made.size(), sizeof(private_counter*));
     auto* c = value_of<private_counter*>(made);
     const sched::worker_counts before = counts_on(n);
@@ -309,7 +302,8 @@ TEST(BlockedWorkers, ThreadsHandedFromWorkerToWorkerCountExactly) {
       }));
     }
     for (auto& th : all) th.join();
-    const auto totals = value_of<std::array<unsigned long, 2>>(run_on(n, delete_private_counter, made));
+    const auto totals = value_of<std::array<unsigned long, 2>>(run_on(n, totals_of, made));
+    run_on(n, delete_private<private_counter>, made);
     unsigned long want_bytes = 0;
     for (unsigned t = 0; t < threads; ++t) {
       for (unsigned i = 0; i < rounds; ++i) want_bytes += 1 + (i * 7 + t) % 300;
