@@ -27,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "app_flags.hpp"
+
 namespace {
 
 struct options {
@@ -36,32 +38,20 @@ struct options {
   unsigned threads = 4;
 };
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "dataframe: %s\nusage: dataframe [--rows N] [--customers N] [--chunk ROWS] "
-               "[--threads T]\n",
-               why);
-  std::exit(2);
-}
-
 options parse(int argc, char** argv) {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(argv[++i], &end, 10);
-    if (end == argv[i] || *end != '\0' || v == 0) usage((flag + " needs a positive number").c_str());
-    if (flag == "--rows") {
-      o.rows = v;
-    } else if (flag == "--customers") {
-      o.customers = v;
-    } else if (flag == "--chunk") {
-      o.chunk = v;
-    } else if (flag == "--threads") {
-      o.threads = static_cast<unsigned>(v);
+  app_flags f("dataframe", "[--rows N] [--customers N] [--chunk ROWS] [--threads T]", argc, argv);
+  while (f.next()) {
+    if (f.is("--rows")) {
+      o.rows = f.number();
+    } else if (f.is("--customers")) {
+      o.customers = f.number();
+    } else if (f.is("--chunk")) {
+      o.chunk = f.number();
+    } else if (f.is("--threads")) {
+      o.threads = static_cast<unsigned>(f.number());
     } else {
-      usage(("unknown flag " + flag).c_str());
+      f.fail("unknown flag " + f.flag());
     }
   }
   return o;

@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "app_flags.hpp"
+
 namespace {
 
 struct options {
@@ -35,39 +37,23 @@ struct options {
   bool strassen = false;
 };
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr, "gemm: %s\nusage: gemm [--n N] [--block B] [--threads T] [--strassen]\n", why);
-  std::exit(2);
-}
-
-std::size_t positive(const std::string& flag, const char* text) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (end == text || *end != '\0' || v == 0) usage((flag + " needs a positive number").c_str());
-  return static_cast<std::size_t>(v);
-}
-
 options parse(int argc, char** argv) {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--strassen") {
+  app_flags f("gemm", "[--n N] [--block B] [--threads T] [--strassen]", argc, argv);
+  while (f.next()) {
+    if (f.is("--strassen")) {
       o.strassen = true;
-      continue;
-    }
-    if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
-    const char* v = argv[++i];
-    if (flag == "--n") {
-      o.n = positive(flag, v);
-    } else if (flag == "--block") {
-      o.block = positive(flag, v);
-    } else if (flag == "--threads") {
-      o.threads = static_cast<unsigned>(positive(flag, v));
+    } else if (f.is("--n")) {
+      o.n = f.number();
+    } else if (f.is("--block")) {
+      o.block = f.number();
+    } else if (f.is("--threads")) {
+      o.threads = static_cast<unsigned>(f.number());
     } else {
-      usage(("unknown flag " + flag).c_str());
+      f.fail("unknown flag " + f.flag());
     }
   }
-  if (o.strassen && o.n % 2 != 0) usage("--strassen needs an even --n");
+  if (o.strassen && o.n % 2 != 0) f.fail("--strassen needs an even --n");
   return o;
 }
 

@@ -30,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "app_flags.hpp"
+
 namespace {
 
 struct options {
@@ -40,41 +42,26 @@ struct options {
   std::size_t ops = 100000;
 };
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "kvstore: %s\nusage: kvstore [--workload A|B|C] [--keys N] [--value-bytes B] "
-               "[--threads T] [--ops N]\n",
-               why);
-  std::exit(2);
-}
-
-std::size_t positive(const char* flag, const char* text) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (end == text || *end != '\0' || v == 0) usage((std::string(flag) + " needs a positive number").c_str());
-  return static_cast<std::size_t>(v);
-}
-
 options parse(int argc, char** argv) {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
-    const char* v = argv[++i];
-    if (flag == "--workload") {
-      if (std::strlen(v) != 1 || std::strchr("ABC", v[0]) == nullptr) usage("--workload is A, B or C");
-      o.workload = v[0];
-    } else if (flag == "--keys") {
-      o.keys = positive("--keys", v);
-    } else if (flag == "--value-bytes") {
-      o.value_bytes = positive("--value-bytes", v);
-      if (o.value_bytes % 8 != 0) usage("--value-bytes must be a multiple of 8");
-    } else if (flag == "--threads") {
-      o.threads = static_cast<unsigned>(positive("--threads", v));
-    } else if (flag == "--ops") {
-      o.ops = positive("--ops", v);
+  app_flags f("kvstore", "[--workload A|B|C] [--keys N] [--value-bytes B] [--threads T] [--ops N]",
+              argc, argv);
+  while (f.next()) {
+    if (f.is("--workload")) {
+      const std::string w = f.text();
+      if (w != "A" && w != "B" && w != "C") f.fail("--workload is A, B or C");
+      o.workload = w[0];
+    } else if (f.is("--keys")) {
+      o.keys = f.number();
+    } else if (f.is("--value-bytes")) {
+      o.value_bytes = f.number();
+      if (o.value_bytes % 8 != 0) f.fail("--value-bytes must be a multiple of 8");
+    } else if (f.is("--threads")) {
+      o.threads = static_cast<unsigned>(f.number());
+    } else if (f.is("--ops")) {
+      o.ops = f.number();
     } else {
-      usage(("unknown flag " + flag).c_str());
+      f.fail("unknown flag " + f.flag());
     }
   }
   return o;
