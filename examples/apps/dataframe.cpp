@@ -13,8 +13,9 @@
 //   dataframe [--rows N] [--customers N] [--chunk ROWS] [--threads T]
 //
 // Prints the queries' answers, "checksum <hex>" and
-// "throughput <rows/s> rows/s": order rows scanned per second (each row
-// twice: once for filter and group-by together, once for the join).
+// "operations <N>" (order rows scanned: each row twice, once for filter
+// and group-by together, once for the join) and "throughput <rows/s>
+// rows/s".
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -221,6 +222,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(all.unmatched));
   fold(all.unmatched);
   std::printf("checksum %016llx\n", static_cast<unsigned long long>(h));
+  std::printf("operations %zu\n", 2 * o.rows);
   std::printf("throughput %.0f rows/s\n", 2.0 * static_cast<double>(o.rows) / seconds);
   return 0;
 }

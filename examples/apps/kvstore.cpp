@@ -15,7 +15,8 @@
 //   kvstore [--workload A|B|C] [--keys N] [--value-bytes B] [--threads T]
 //           [--ops N]   (operations per thread)
 //
-// Prints "checksum <hex>" and "throughput <ops/s> ops/s".
+// Prints "checksum <hex>", "operations <N>" (reads and updates) and
+// "throughput <ops/s> ops/s".
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -213,6 +214,7 @@ int main(int argc, char** argv) {
               o.workload, o.keys, o.value_bytes, o.threads, static_cast<unsigned long long>(reads),
               static_cast<unsigned long long>(updates));
   std::printf("checksum %016llx\n", static_cast<unsigned long long>(h));
+  std::printf("operations %llu\n", static_cast<unsigned long long>(reads + updates));
   std::printf("throughput %.0f ops/s\n", static_cast<double>(reads + updates) / seconds);
   return 0;
 }

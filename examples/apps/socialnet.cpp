@@ -23,8 +23,9 @@
 //   socialnet [--users N] [--clients C] [--requests R] [--followees F]
 //             [--queue Q] [--timeline-shards S]
 //
-// Prints "checksum <hex>", "throughput <requests/s> requests/s" and the
-// p50/p99 request latency in microseconds.
+// Prints "checksum <hex>", "operations <N>" (requests, follows included),
+// "throughput <requests/s> requests/s" (the load phase) and the p50/p99
+// request latency in microseconds.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -311,6 +312,7 @@ int main(int argc, char** argv) {
   std::printf("%zu users, %u clients, %llu posts, %llu timeline entries\n", o.users, o.clients,
               static_cast<unsigned long long>(posts), static_cast<unsigned long long>(entries));
   std::printf("checksum %016llx\n", static_cast<unsigned long long>(h));
+  std::printf("operations %zu\n", all.size() + o.users * o.followees);
   std::printf("throughput %.0f requests/s\n", static_cast<double>(all.size()) / seconds);
   std::printf("latency p50 %.1f us, p99 %.1f us\n", at(0.50), at(0.99));
   return 0;
