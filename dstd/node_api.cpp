@@ -23,7 +23,8 @@ node_stats stats() noexcept {
           c.bytes_fetched,     c.diff_bytes_sent,  c.pages_invalidated,
           c.fault_ns,          c.releases,         c.acquires,
           n.remote_frees.sent, n.remote_frees.received,
-          n.traffic.messages_sent, n.traffic.messages_received, n.traffic.one_sided};
+          n.traffic.messages_sent, n.traffic.messages_received, n.traffic.one_sided,
+          n.workers.added, n.workers.handed_off};
 }
 
 void rt::format_stats_fields(char* out, std::size_t size) {

@@ -30,6 +30,8 @@ inline constexpr node_stats_field node_stats_fields[] = {
     {"messages_sent", &node_stats::messages_sent},
     {"messages_received", &node_stats::messages_received},
     {"one_sided_operations", &node_stats::one_sided_operations},
+    {"workers_added", &node_stats::workers_added},
+    {"threads_handed_off", &node_stats::threads_handed_off},
 };
 
 // A field added to node_stats and not here fails the build.

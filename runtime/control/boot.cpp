@@ -141,7 +141,7 @@ void on_shutdown(message& m) {
 // dstdrun, one line on stderr.
 void report_stats_if_asked() {
   if (!current_settings().stats) return;
-  char fields[1024];  // 15 fields of at most 43 characters fit
+  char fields[1024];  // 17 fields of at most 43 characters fit
   format_stats_fields(fields, sizeof fields);
   const node_env& env = current_node_env();
   if (env.launch_fd < 0) {

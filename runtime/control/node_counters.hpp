@@ -10,6 +10,7 @@
 
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/heap/remote_free.hpp"
+#include "runtime/sched/extra_workers.hpp"
 #include "runtime/transport/transport.hpp"
 
 namespace dstd::rt {
@@ -18,6 +19,7 @@ struct node_counters {
   coherence::counters coherence;
   remote_free_counts remote_frees;
   transport::traffic traffic;
+  sched::worker_counts workers;
 };
 
 node_counters collect_node_counters() noexcept;

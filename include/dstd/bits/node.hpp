@@ -39,6 +39,8 @@ struct node_stats {
   std::uint64_t messages_sent;          // transport messages (sends, calls, replies)
   std::uint64_t messages_received;      // messages whose handlers ran here
   std::uint64_t one_sided_operations;   // remote reads, writes and atomics issued
+  std::uint64_t workers_added;          // extra worker threads started (every worker held)
+  std::uint64_t threads_handed_off;     // dstd threads moved off a held worker
 };
 
 node_stats stats() noexcept;
