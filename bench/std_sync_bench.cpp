@@ -1,6 +1,7 @@
 // The cost of libdstd's interposed pthread calls (dstd/interpose/): an
-// uncontended std::mutex lock+unlock and a sem_post+sem_trywait pair, as a
-// program not rebuilt for dstd makes them, against glibc's own functions
+// uncontended std::mutex lock+unlock, a sem_post+sem_trywait pair and the
+// use of a function-local static (its guard), as a program not rebuilt for
+// dstd makes them, against glibc's own functions
 // called directly (what the same calls cost without the interposer). In a
 // one-node run every call goes to glibc after one flag check; at several
 // nodes an object in the global heap is the cluster's (homed here: CPU
@@ -52,6 +53,14 @@ result lock_unlock(const char* name, std::mutex& m) {
   }, batch);
 }
 
+// A Meyers singleton with a dynamic initializer, so that each use checks
+// its guard (inline; at several nodes the check calls libdstd:
+// dstd/interpose/guards_done_here.hpp).
+[[gnu::noinline]] int& singleton_value() {
+  static int value = static_cast<int>(dstd::node_count()) + 41;
+  return value;
+}
+
 result post_trywait(const char* name, sem_t* s) {
   return measure(name, [s] {
     sem_post(s);
@@ -75,6 +84,10 @@ int main() {
     auto* heap_sem = new sem_t;
     sem_init(heap_sem, 0, 0);
     rows.push_back(post_trywait("sem_post+sem_trywait, heap, home here", heap_sem));
+    int sum = 0;
+    rows.push_back(measure("function-local static use (guard check)", [&sum] { sum += singleton_value(); },
+                           batch));
+    if (sum == 0) std::puts("");  // (the uses are not optimized away)
     if (dstd::node_count() > 1) {
       std::mutex* remote_mutex = nullptr;
       sem_t* remote_sem = nullptr;

@@ -9,18 +9,23 @@
 // (detail::once_gate): one caller in the run initializes, the others park
 // on the cluster futex and then acquire what it wrote.
 //
-// The encoding stays libstdc++'s, whose inline check the compiler emits
-// before calling here: byte 0 is 1 once initialized (the word is 1),
-// "in progress" is 0x100 (libstdc++'s pending byte). So a guard that
-// libstdc++ completed before boot reads as done here, and one done here
-// passes the inline check. Guards elsewhere (a shared library's statics),
-// and every guard in a one-node run, are libstdc++'s.
+// The encoding: "in progress" is 0x100 (libstdc++'s pending byte), and
+// done is 0x10000, which leaves byte 0, the one the compiler's inline check
+// reads, at 0 for good: every use of the static calls in, and each node
+// acquires once, the first time it finds the guard done, and then answers
+// from its own table (guards_done_here.hpp says why: the inline check could
+// pass on a fresh guard page while the object's pages were stale). A guard
+// libstdc++ completed before boot (byte 0 is 1, the word is 1) reads as
+// done without an acquire: no other node had cached anything then. Guards
+// elsewhere (a shared library's statics), and every guard in a one-node
+// run, are libstdc++'s, with its inline fast path.
 #include <cxxabi.h>
 
 #include <cstdint>
 #include <dstd/atomic>
 #include <dstd/bits/call_once.hpp>
 
+#include "dstd/interpose/guards_done_here.hpp"
 #include "dstd/interpose/next_definition.hpp"
 #include "dstd/interpose/route.hpp"
 
@@ -35,11 +40,28 @@ constinit next_definition<decltype(__cxxabiv1::__cxa_guard_release)> libstdcxx_r
 constinit next_definition<decltype(__cxxabiv1::__cxa_guard_abort)> libstdcxx_abort{
     "__cxa_guard_abort"};
 
-constexpr std::uint64_t not_run = 0, in_progress = 0x100, done = 1;
+constexpr std::uint64_t not_run = 0, in_progress = 0x100, done = 0x10000;
+constexpr std::uint64_t done_before_boot = 1;  // libstdc++'s
+
+atomic<std::uint64_t>& word_of(__cxxabiv1::__guard* g) {
+  static_assert(sizeof(__cxxabiv1::__guard) == sizeof(atomic<std::uint64_t>));
+  return *reinterpret_cast<atomic<std::uint64_t>*>(g);
+}
 
 detail::once_gate<std::uint64_t> gate(__cxxabiv1::__guard* g) {
-  static_assert(sizeof(__cxxabiv1::__guard) == sizeof(atomic<std::uint64_t>));
-  return {*reinterpret_cast<atomic<std::uint64_t>*>(g), not_run, in_progress, done};
+  return {word_of(g), not_run, in_progress, done};
+}
+
+constinit guards_done_here done_here;
+
+// __cxa_guard_acquire for a guard the cluster serves: 1 if the caller
+// builds the object, 0 if it is built (and this node sees it built).
+int cluster_guard_acquire(__cxxabiv1::__guard* g) {
+  if (done_here.contains(g)) return 0;
+  if (word_of(g).load(memory_order_relaxed) == done_before_boot) return 0;
+  if (gate(g).enter()) return 1;
+  done_here.insert(g);
+  return 0;
 }
 
 }  // namespace
@@ -51,7 +73,7 @@ namespace __cxxabiv1 {
 using dstd::interpose::on_cluster;
 
 extern "C" [[gnu::visibility("default")]] int __cxa_guard_acquire(__guard* g) {
-  if (on_cluster(g, __builtin_return_address(0))) return dstd::interpose::gate(g).enter() ? 1 : 0;
+  if (on_cluster(g, __builtin_return_address(0))) return dstd::interpose::cluster_guard_acquire(g);
   const int first = dstd::interpose::libstdcxx_acquire.get()(g);  // 1: this caller builds it
   if (first == 1) dstd::interpose::count_glibc_acquire(0, __builtin_return_address(0));
   return first;
@@ -60,6 +82,7 @@ extern "C" [[gnu::visibility("default")]] int __cxa_guard_acquire(__guard* g) {
 extern "C" [[gnu::visibility("default")]] void __cxa_guard_release(__guard* g) noexcept {
   if (on_cluster(g, __builtin_return_address(0))) {
     dstd::interpose::gate(g).finish();
+    dstd::interpose::done_here.insert(g);  // built here: this node's copy is the object
     return;
   }
   dstd::interpose::libstdcxx_release.get()(g);

@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <ctime>
 #include <deque>
@@ -87,6 +88,58 @@ TEST(StaticLocal, SlowSingletonIsConstructedOnceAndSeenWhole) {
   });
   EXPECT_EQ(constructions.load(), 1);
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// A node that read the object's memory while another node was building it
+// (its cache holds those pages as they were), then finds the guard done,
+// must see the object as built: the compiler's inline guard check is a
+// plain load, and a guard read fresh from its home while the object's
+// pages are stale gave the old bytes. The node reads only the middle pages
+// of a large object (the guard is outside them) and waits with relaxed
+// loads, which do not acquire, so nothing else refreshes its cache.
+struct large_static {
+  static constexpr std::size_t words = 8 * 4096 / sizeof(std::uint64_t);  // 8 pages
+  large_static();
+  std::uint64_t w[words];
+};
+
+dstd::atomic<std::uintptr_t> large_static_building{0};  // its address, while built
+dstd::atomic<int> large_static_peeked{0};
+
+large_static::large_static() {
+  large_static_building.store(reinterpret_cast<std::uintptr_t>(this));
+  while (large_static_peeked.load() == 0) std::this_thread::sleep_for(100us);
+  for (std::size_t i = 0; i < words; ++i) w[i] = i + 1;
+}
+
+large_static& large_instance() {
+  static large_static s;
+  return s;
+}
+
+TEST(StaticLocal, ANodeThatReadTheObjectWhileItWasBuiltSeesItBuilt) {
+  const dstd::node_id builder = 0, reader = dstd::node_count() - 1;
+  dstd::atomic<int> built{0};
+  dstd::thread b = dstd::spawn_on(builder, [&] {
+    large_instance();
+    built.store(1);
+  });
+  std::uint64_t before = 1, after = 0;
+  dstd::thread r = dstd::spawn_on(reader, [&] {
+    std::uintptr_t at = 0;
+    while ((at = large_static_building.load(dstd::memory_order_relaxed)) == 0) {
+      dstd::this_thread::yield();
+    }
+    const auto* middle = reinterpret_cast<const volatile std::uint64_t*>(at) + large_static::words / 2;
+    before = *middle;  // caches a middle page, unbuilt
+    large_static_peeked.store(1);
+    while (built.load(dstd::memory_order_relaxed) == 0) dstd::this_thread::yield();
+    after = large_instance().w[large_static::words / 2];
+  });
+  b.join();
+  r.join();
+  EXPECT_EQ(before, 0u) << "the reader did not see the object unbuilt: the test proves nothing";
+  EXPECT_EQ(after, large_static::words / 2 + 1) << "a stale copy of the static local";
 }
 
 // --- a library-style blocking queue ---------------------------------------
