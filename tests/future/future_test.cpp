@@ -261,6 +261,53 @@ TEST(FutureErrors, PromiseDestroyedOnAnotherNodeWakesTheWaiterWithBrokenPromise)
   EXPECT_EQ(kept.get(), 9);
 }
 
+// An allocator that counts what it hands out (std::uses_allocator).
+template <class T>
+struct counting_allocator {
+  using value_type = T;
+  long* allocated;
+  explicit counting_allocator(long* count) : allocated(count) {}
+  template <class U>
+  counting_allocator(const counting_allocator<U>& o) : allocated(o.allocated) {}
+  T* allocate(std::size_t n) {
+    *allocated += static_cast<long>(n * sizeof(T));
+    return std::allocator<T>().allocate(n);
+  }
+  void deallocate(T* p, std::size_t n) {
+    *allocated -= static_cast<long>(n * sizeof(T));
+    std::allocator<T>().deallocate(p, n);
+  }
+  friend bool operator==(const counting_allocator&, const counting_allocator&) = default;
+};
+
+TEST(Promise, AllocatorMoveAssignAndSwap) {
+  static_assert(std::uses_allocator_v<dstd::promise<int>, counting_allocator<int>>);
+  long allocated = 0;
+  {
+    dstd::promise<std::string> p(std::allocator_arg, counting_allocator<int>(&allocated));
+    EXPECT_GT(allocated, 0);
+    auto f = p.get_future();
+    start_on(far_node(), [&p] { p.set_value(text_of(9)); }).join();
+    EXPECT_EQ(f.get(), text_of(9));
+  }
+  EXPECT_EQ(allocated, 0);  // freed through the allocator
+
+  dstd::promise<int> a;
+  dstd::future<int> fa = a.get_future();
+  dstd::promise<int> b;
+  dstd::future<int> fb = b.get_future();
+  a.swap(b);
+  a.set_value(2);  // b's state
+  EXPECT_EQ(fb.get(), 2);
+  a = std::move(b);  // a's (b's) state is satisfied; the old a state is dropped whole
+  a.set_value(1);
+  EXPECT_EQ(fa.get(), 1);
+  dstd::promise<void> c;
+  dstd::future<void> fc = c.get_future();
+  c = dstd::promise<void>();  // c's state abandoned: broken
+  EXPECT_EQ(error_of([&] { fc.get(); }), dstd::future_errc::broken_promise);
+}
+
 TEST(FutureWaits, TimeoutsThenReady) {
   dstd::promise<int> p;
   dstd::future<int> f = p.get_future();
@@ -277,6 +324,21 @@ TEST(FutureWaits, TimeoutsThenReady) {
   f.wait();
   EXPECT_EQ(f.get(), 4);
   producer.join();
+}
+
+TEST(FutureWaits, TheLongestWaitForWaitsUntilReady) {
+  dstd::promise<int> p;
+  dstd::shared_future<int> f = p.get_future().share();
+  dstd::thread producer = start_on(far_node(), [&p] {
+    dstd::this_thread::sleep_for(10ms);
+    p.set_value(2);
+  });
+  EXPECT_EQ(f.wait_for(std::chrono::hours::max()), dstd::future_status::ready);
+  EXPECT_EQ(f.wait_for(std::chrono::nanoseconds::max()), dstd::future_status::ready);
+  EXPECT_EQ(f.get(), 2);
+  producer.join();
+  auto deferred = dstd::async(dstd::launch::deferred, [] { return 1; });
+  EXPECT_EQ(deferred.wait_for(std::chrono::seconds::max()), dstd::future_status::deferred);
 }
 
 TEST(FutureWaits, DeferredRunsOnTheThreadThatAsksAndReportsDeferredUntilThen) {

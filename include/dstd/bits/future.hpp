@@ -21,6 +21,18 @@ class shared_future;
 
 namespace detail {
 
+// now + d on the steady clock; a longer wait than a century (such as
+// duration::max(), which would overflow the clock) waits a century.
+template <class Rep, class Period>
+std::chrono::steady_clock::time_point deadline_after(const std::chrono::duration<Rep, Period>& d) {
+  constexpr std::chrono::hours century(24 * 365 * 100);
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::duration<double>(d) >= std::chrono::duration<double>(century)) {
+    return now + century;
+  }
+  return now + std::chrono::ceil<std::chrono::steady_clock::duration>(d);
+}
+
 // What future and shared_future share: the state and the waits.
 template <class R>
 class future_base {
@@ -30,8 +42,7 @@ class future_base {
   void wait() const { checked().wait(); }
   template <class Rep, class Period>
   future_status wait_for(const std::chrono::duration<Rep, Period>& d) const {
-    return checked().wait_until(std::chrono::steady_clock::now() +
-                                std::chrono::ceil<std::chrono::steady_clock::duration>(d));
+    return checked().wait_until(deadline_after(d));
   }
   template <class Clock, class Duration>
   future_status wait_until(const std::chrono::time_point<Clock, Duration>& t) const {
