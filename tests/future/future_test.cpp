@@ -407,6 +407,117 @@ TEST(SharedFuture, ManyThreadsOnEveryNodeGetTheSameResult) {
   EXPECT_EQ(&sf.get(), &dstd::shared_future<std::vector<long>>(sf).get());  // one stored value
 }
 
+// Exceptions that count their constructions and destructions (statics,
+// homed at node 0: one count for the whole run).
+dstd::atomic<long> counted_made{0};
+dstd::atomic<long> counted_gone{0};
+struct counted_error : std::runtime_error {
+  explicit counted_error(const std::string& what) : std::runtime_error(what) {
+    counted_made.fetch_add(1);
+  }
+  counted_error(const counted_error& o) : std::runtime_error(o) { counted_made.fetch_add(1); }
+  ~counted_error() override { counted_gone.fetch_add(1); }
+};
+
+// Handlers on every node keep the exception (std::current_exception())
+// after the shared state is gone, then rethrow and drop it on their nodes:
+// the object is alive for each of them, and destroyed at most once (on one
+// node, exactly once; an exception that crossed nodes is never freed).
+TEST(SharedFuture, AnExceptionKeptOnEveryNodeOutlivesTheState) {
+  const long made_before = counted_made.load();
+  const long gone_before = counted_gone.load();
+  const unsigned n = dstd::node_count() * 2;
+  std::vector<std::exception_ptr> kept(n);
+  {
+    dstd::promise<int> p;
+    dstd::shared_future<int> sf = p.get_future().share();
+    std::vector<dstd::thread> getters;
+    for (unsigned i = 0; i < n; ++i) {
+      getters.push_back(dstd::spawn_on(i % dstd::node_count(), [&kept, i, mine = sf] {
+        try {
+          mine.get();
+        } catch (const counted_error&) {
+          kept[i] = std::current_exception();
+        }
+      }));
+    }
+    start_on(far_node(), [&p] {
+      try {
+        throw counted_error(text_of(12));
+      } catch (...) {
+        p.set_exception(std::current_exception());
+      }
+    }).join();
+    for (auto& t : getters) t.join();
+  }  // the promise, the shared_futures and the state are gone
+  std::vector<std::string> messages(n);
+  std::vector<dstd::thread> users;
+  for (unsigned i = 0; i < n; ++i) {
+    users.push_back(dstd::spawn_on(i % dstd::node_count(), [&kept, &messages, i] {
+      try {
+        std::rethrow_exception(kept[i]);
+      } catch (const counted_error& e) {
+        messages[i] = e.what();
+      }
+      kept[i] = nullptr;
+    }));
+  }
+  for (auto& t : users) t.join();
+  for (unsigned i = 0; i < n; ++i) EXPECT_EQ(messages[i], text_of(12)) << "thread " << i;
+  const long made = counted_made.load() - made_before;
+  const long gone = counted_gone.load() - gone_before;
+  EXPECT_GE(made, 1);
+  if (dstd::node_count() == 1) {
+    EXPECT_EQ(gone, made);
+  } else {
+    EXPECT_LE(gone, made);
+  }
+}
+
+// The setter keeps another reference (a copy of its exception_ptr) while
+// a handler on another node ends: libstdc++'s count of the exception has
+// then been changed on two nodes from one old value. The setter's copy must
+// still hold a live object.
+TEST(FutureExceptions, TheSettersOwnCopyOutlivesAHandlerOnAnotherNode) {
+  const long gone_before = counted_gone.load();
+  dstd::promise<int> p;
+  dstd::future<int> f = p.get_future();
+  dstd::promise<void> caught;
+  dstd::future<void> caught_f = caught.get_future();
+  bool gone_while_kept = true;
+  std::string kept_message;
+  dstd::thread setter = start_on(far_node(), [&] {
+    std::exception_ptr keep;
+    try {
+      throw counted_error(text_of(13));
+    } catch (...) {
+      std::exception_ptr e = std::current_exception();
+      p.set_exception(e);
+      caught_f.wait();  // the other node is inside its handler
+      keep = e;         // one more reference, made here
+      dstd::this_thread::sleep_for(200ms);  // the other node publishes its count meanwhile
+    }  // e and this handler drop theirs: keep's is left
+    gone_while_kept = counted_gone.load() != gone_before;
+    try {
+      std::rethrow_exception(keep);
+    } catch (const counted_error& again) {
+      kept_message = again.what();
+    }
+  });
+  dstd::thread getter = start_on(0, [&] {
+    try {
+      f.get();
+    } catch (const counted_error&) {
+      caught.set_value();
+    }  // the handler's end drops its reference, counted from this node's copy
+    dstd::this_thread::sleep_for(100ms);  // the setter copies meanwhile
+  });  // this node's count reaches the home at the thread's end
+  getter.join();
+  setter.join();
+  EXPECT_FALSE(gone_while_kept);
+  EXPECT_EQ(kept_message, text_of(13));
+}
+
 TEST(PackagedTask, RunOnAnotherNodeWithArgumentsResetAndSwap) {
   dstd::packaged_task<std::string(int, const std::string&)> task(
       [](int n, const std::string& suffix) {

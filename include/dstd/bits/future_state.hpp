@@ -13,14 +13,22 @@
 //
 // std::exception_ptr counts references with CPU atomics in the exception's
 // header; on a node other than the exception's home those are updates to a
-// cached page. Every copy, move-out and destruction of the stored pointer
-// that this code makes happens under the state's lock (or in the state's
-// destructor, which runs after every other owner's release), so they never
-// race with each other across nodes (docs/DESIGN.md §5.7 says what remains).
+// cached page, made visible at that node's next release. Every copy,
+// move-out and destruction of the stored pointer that this code makes
+// happens under the state's lock (or in the state's destructor, which runs
+// after every other owner's release). But the program's catch handlers
+// update the same count with no lock (the handler's end drops the rethrown
+// exception; std::current_exception() adds a reference), on every node that
+// caught it, and two nodes' updates based on one old value lose one of
+// them: the count can reach zero while another node still uses the object.
+// So the first get() that rethrows on another node than the one that stored
+// the exception adds a reference that is never dropped: an exception that
+// crossed nodes is never freed (docs/DESIGN.md §5.7).
 #pragma once
 
 #include <chrono>
 #include <dstd/bits/future_error.hpp>
+#include <dstd/bits/node.hpp>
 #include <dstd/memory>
 #include <dstd/sync>
 #include <exception>
@@ -100,7 +108,7 @@ class future_state_base {
   void set_exception(std::exception_ptr e, bool at_thread_exit) {
     std::lock_guard lock(mutex_);
     claim_locked();
-    failed_ = std::move(e);
+    fail_locked(std::move(e));
     finish_locked(at_thread_exit);
   }
 
@@ -112,7 +120,7 @@ class future_state_base {
   }
   void publish(std::exception_ptr failed, bool at_thread_exit) {
     std::lock_guard lock(mutex_);
-    failed_ = std::move(failed);
+    if (failed) fail_locked(std::move(failed));
     finish_locked(at_thread_exit);
   }
 
@@ -121,7 +129,7 @@ class future_state_base {
     std::lock_guard lock(mutex_);
     if (claimed_) return;  // stored, perhaps to be ready at a thread's exit
     claimed_ = true;
-    failed_ = std::make_exception_ptr(future_error(future_errc::broken_promise));
+    fail_locked(std::make_exception_ptr(future_error(future_errc::broken_promise)));
     finish_locked(false);
   }
 
@@ -161,6 +169,10 @@ class future_state_base {
   void rethrow_if_failed(bool take) {
     std::lock_guard lock(mutex_);
     if (!failed_) return;
+    if (failed_on_ != this_node() && !pinned_) {
+      pinned_ = true;
+      static_cast<void>(new std::exception_ptr(failed_));  // never deleted (see the top)
+    }
     if (take) {
       const std::exception_ptr taken = std::move(failed_);  // dropped before the unlock
       std::rethrow_exception(taken);
@@ -182,6 +194,10 @@ class future_state_base {
  private:
   virtual void run_deferred() {}
 
+  void fail_locked(std::exception_ptr e) noexcept {
+    failed_ = std::move(e);
+    failed_on_ = this_node();
+  }
   void claim_locked() {
     if (claimed_) throw_future_error(future_errc::promise_already_satisfied);
     claimed_ = true;
@@ -196,6 +212,8 @@ class future_state_base {
   mutex mutex_;
   condition_variable cv_;
   std::exception_ptr failed_;
+  node_id failed_on_ = 0;  // the node that stored failed_
+  bool pinned_ = false;    // failed_ has a reference never dropped
   bool claimed_ = false;
   bool ready_ = false;
   bool retrieved_ = false;
