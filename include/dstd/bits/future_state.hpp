@@ -2,10 +2,11 @@
 // packaged_task, async) and its futures, for threads on any node.
 //
 // The state is one object in the global heap, homed where it was made. Its
-// flags, its stored exception_ptr and the writing of its value are guarded
-// by a dstd::mutex, and waiters sleep on a dstd::condition_variable, so a
-// waiter on any node parks (its worker runs other threads) until a producer
-// on any node makes the state ready. The unlock that makes it ready
+// flags and its stored exception_ptr are guarded by a dstd::mutex (a
+// promise writes its value under it too; a task, having claimed the state
+// under it, writes outside it), and waiters sleep on a
+// dstd::condition_variable, so a waiter on any node parks (its worker runs
+// other threads) until a producer on any node makes the state ready. The unlock that makes it ready
 // releases and the waiter's lock acquires: what the producer wrote before
 // (the value, and whatever it points to) is visible after wait(). A value is
 // written once and never changed while the state is ready, so get() reads
