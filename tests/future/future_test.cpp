@@ -552,6 +552,26 @@ TEST(PackagedTask, RunOnAnotherNodeWithArgumentsResetAndSwap) {
   static_assert(std::is_same_v<decltype(from_lambda), dstd::packaged_task<double(int)>>);
 }
 
+TEST(PackagedTask, VoidTaskWithAReferenceArgumentAndVoidAtThreadExit) {
+  dstd::packaged_task<void(std::string&)> append([](std::string& s) { s += text_of(1); });
+  auto done = append.get_future();
+  std::string target = "x";
+  start_on(far_node(), [&] { append(target); }).join();
+  done.get();
+  EXPECT_EQ(target, "x" + text_of(1));
+
+  dstd::promise<void> p;
+  auto f = p.get_future();
+  dstd::node_id set_on = 99;
+  dstd::thread setter = start_on(far_node(), [&] {
+    set_on = dstd::this_node();  // released by the thread's exit with the state
+    p.set_value_at_thread_exit();
+  });
+  f.get();
+  EXPECT_EQ(set_on, far_node());
+  setter.join();
+}
+
 TEST(PackagedTask, ExceptionFromTheTaskReachesTheFuture) {
   dstd::packaged_task<int()> task([]() -> int {
     throw node_error("task failed on node " + std::to_string(dstd::this_node()), dstd::this_node());
