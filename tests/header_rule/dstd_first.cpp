@@ -4,6 +4,7 @@
 #include <dstd/atomic>
 #include <dstd/channel>
 #include <dstd/dstd.hpp>
+#include <dstd/future>
 #include <dstd/memory>
 #include <dstd/stop_token>
 #include <dstd/sync>
@@ -14,6 +15,8 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string_view>
+#include <system_error>
 
 #include "header_rule_test.hpp"
 
@@ -46,7 +49,15 @@ bool dstd_first_works() {
   dstd::channel<std::unique_lock<dstd::recursive_mutex>> locks(1);  // a move-only std type through it
   locks.send(std::unique_lock<dstd::recursive_mutex>(*m));
   const bool got_lock = locks.recv()->owns_lock();
-  const bool ok = *owned && calls == 1 && *theirs == 3 && got_lock && shared_ok;
+  // A future with std's error machinery: <system_error> is not shadowed.
+  dstd::promise<dstd::unique_ptr<int>> p;
+  dstd::future<dstd::unique_ptr<int>> f = p.get_future();
+  dstd::thread setter([&p] { p.set_value(dstd::make_unique<int>(4)); });
+  const bool future_ok = *f.get() == 4 &&
+                         std::error_code(dstd::future_errc::no_state).category().name() ==
+                             std::string_view("future");
+  setter.join();
+  const bool ok = *owned && calls == 1 && *theirs == 3 && got_lock && shared_ok && future_ok;
   delete owned;
   delete m;
   return ok;

@@ -32,7 +32,8 @@ bool std_first_works() {
   }
   std::atomic<int> plain{shared->load(std::memory_order_acquire)};  // libstdc++'s, untouched
   dstd::unique_ptr<int> mine(new int(plain.load()));  // <memory> brought <dstd/memory>
-  return *mine == 1;
+  auto later = dstd::async(dstd::launch::deferred, [&] { return *mine + 1; });  // <future>: <dstd/future>
+  return *mine == 1 && later.get() == 2;
 }
 
 }  // namespace header_rule

@@ -18,6 +18,7 @@
 #include <bits/atomic_base.h>  // std::memory_order and its constants, std::atomic_thread_fence
 #include <bits/ptr_traits.h>   // std::pointer_traits, std::to_address (allocators' pointers)
 #include <bits/unique_lock.h>  // std::unique_lock; lock_guard and the lock tags (bits/std_mutex.h)
+#include <bits/uses_allocator.h>  // std::allocator_arg_t, std::uses_allocator (promise)
 
 // std::cv_status is defined in <condition_variable> itself; its opaque
 // declaration is enough here, with libstdc++'s values (checked against the
