@@ -105,7 +105,25 @@
 
 #include "std_names_check.hpp"
 
+namespace compat_test {
+int dstd_first_count();  // dstd_first.cpp
+}  // namespace compat_test
+
 int main() {
+  // The std interfaces around the replaced types: hashes, ordering,
+  // printing, swapping.
+  std::unordered_set<std::shared_ptr<int>> owners{std::make_shared<int>(1)};
+  std::set<std::weak_ptr<int>, std::owner_less<>> watchers{*owners.begin()};
+  std::unordered_map<std::thread::id, int> by_thread{{std::this_thread::get_id(), 1}};
+  std::ostringstream printed;
+  printed << std::this_thread::get_id() << ' ' << *owners.begin();
+  std::thread t1([] {}), t2;
+  std::swap(t1, t2);
+  t2.join();
+  std::unique_ptr<int[]> array = std::make_unique<int[]>(3);
+  const bool interfaces = watchers.size() == 1 && by_thread.size() == 1 && !printed.str().empty() &&
+                          !t1.joinable() && array[2] == 0;
+
   // libstdc++'s own classes that hold replaced types keep working.
   std::regex re("a+b");
   std::pmr::synchronized_pool_resource pool;
@@ -113,7 +131,7 @@ int main() {
   pool.deallocate(p, 64);
   std::osyncstream(std::cout) << "";
   const std::filesystem::path path("/a/b");
-  return std::regex_match("aab", re) &&
+  return interfaces && compat_test::dstd_first_count() == 2 && std::regex_match("aab", re) &&
                  path.filename() == "b"
              ? 0
              : 1;
