@@ -18,9 +18,10 @@
 #endif
 #endif
 
-#ifndef _DSTD_COMPAT_RENAMING
+#if !defined(_DSTD_COMPAT_RENAMING) && !defined(_DSTD_COMPAT_READING_STD_MUTEX)
 // Read before any renaming: unique_lock's member function mutex() must keep
 // its name (the renaming works on words, and `mutex` is one of them).
+// bits/std_mutex.h, which unique_lock.h needs first, reads it afterwards.
 #include <bits/unique_lock.h>
 #endif
 
