@@ -106,7 +106,8 @@
 #include "std_names_check.hpp"
 
 namespace compat_test {
-int dstd_first_count();  // dstd_first.cpp
+int dstd_first_count();      // dstd_first.cpp
+bool std_interfaces_work();  // interfaces.cpp
 }  // namespace compat_test
 
 int main() {
@@ -131,8 +132,9 @@ int main() {
   pool.deallocate(p, 64);
   std::osyncstream(std::cout) << "";
   const std::filesystem::path path("/a/b");
-  return interfaces && compat_test::dstd_first_count() == 2 && std::regex_match("aab", re) &&
-                 path.filename() == "b"
+  const bool libstdcxx_users = std::regex_match("aab", re) && path.filename() == "b";
+  return interfaces && compat_test::std_interfaces_work() &&
+                 compat_test::dstd_first_count() == 2 && libstdcxx_users
              ? 0
              : 1;
 }
