@@ -5,9 +5,12 @@
 //
 // Under compat/ at 4 nodes this hangs (tests/compat/CMakeLists.txt keeps
 // the test disabled until the runtime is fixed): a thread that holds the
-// lock parks during a remote atomic operation, and the spinners of its
-// node take every worker, the extra one included, so the holder, bound to
-// its worker, never runs again.
+// lock gives up its worker while it waits for a remote atomic operation to
+// complete (runtime/transport/transport.cpp, park_until_done: it yields,
+// then parks), the spinners of its node take every worker, the extra one
+// included, and the holder, bound to its worker, never runs again (seen
+// with a probe recording each thread's phase: the holder stopped right
+// after a store to a global atomic, its node's two workers both spinning).
 #include <atomic>
 #include <cstdio>
 #include <thread>
