@@ -201,6 +201,39 @@ TEST(Atomics, EveryOperationFromEveryNode) {
   dstd::atomic_thread_fence(dstd::memory_order_seq_cst);
 }
 
+// std's volatile members and the free functions on volatile objects (a
+// program built with compat/ may declare `volatile std::atomic<int>`), from
+// a node other than the atomic's home.
+struct volatile_kinds {
+  volatile dstd::atomic<int> i{1};
+  volatile dstd::atomic<long*> p{nullptr};
+  volatile dstd::atomic_flag flag;
+  long target[4] = {};
+};
+
+TEST(Atomics, VolatileMembersAndFreeFunctions) {
+  auto a = make_on<volatile_kinds>(1);
+  dstd::spawn_on(dstd::test::wrap(2), [&a] {
+    a->i = 2;
+    a->i += 3;
+    ++a->i;
+    EXPECT_EQ(a->i.fetch_add(1), 6);
+    int expected = 7;
+    EXPECT_TRUE(a->i.compare_exchange_strong(expected, 8));
+    EXPECT_EQ(dstd::atomic_fetch_add(&a->i, 2), 8);
+    dstd::atomic_store_explicit(&a->i, dstd::atomic_load(&a->i) * 2, dstd::memory_order_release);
+    a->p.store(a->target);
+    a->p += 2;
+    EXPECT_FALSE(dstd::atomic_flag_test_and_set(&a->flag));
+    EXPECT_TRUE(a->flag.test());
+  }).join();
+  EXPECT_EQ(static_cast<int>(a->i), 20);
+  EXPECT_EQ(a->p.load(), a->target + 2);
+  EXPECT_TRUE(dstd::atomic_flag_test(&a->flag));
+  dstd::atomic_flag_clear(&a->flag);
+  EXPECT_FALSE(a->flag.test());
+}
+
 // Atomics too large for a hardware word take a lock of the cluster's lock
 // table. Contended by three threads on every node, no update is lost and no
 // load or compare-exchange ever sees a torn value.

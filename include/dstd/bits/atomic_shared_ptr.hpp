@@ -156,7 +156,7 @@ class atomic_counted {
       if ((word & held) == 0) {
         if (block_.compare_exchange_weak(word, word | held, memory_order_relaxed,
                                          memory_order_relaxed)) {
-          std::atomic_thread_fence(memory_order_acquire);
+          __atomic_thread_fence(__ATOMIC_ACQUIRE);
           return word | held;
         }
       } else if (spins < spins_before_parking) {
@@ -174,7 +174,7 @@ class atomic_counted {
   // Gives the lock back, leaving `now` in the block word (`locked` is what
   // lock() returned); wakes whoever parked meanwhile.
   void unlock(std::uintptr_t locked, std::uintptr_t now) const noexcept {
-    std::atomic_thread_fence(memory_order_release);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     std::uintptr_t word = locked;
     // Only the parked bit can change while the lock is held.
     while (!block_.compare_exchange_weak(word, now, memory_order_relaxed, memory_order_relaxed)) {
