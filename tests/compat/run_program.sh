@@ -3,7 +3,7 @@
 # then the compat/ build through dstdrun at 1, 2 and 4 nodes (each run
 # bounded by --timeout), and checks that every run printed exactly what the
 # plain build printed and, above one node, that the program's threads ran
-# on a node other than 0: its stats line (dstdrun --stats) shows pages
+# on a node other than 0: its counters (dstdrun --stats=json) show pages
 # fetched from the homes there. A node with no thread of the program fetches
 # nothing (tests/compat/CMakeLists.txt checks that with a program that
 # starts no thread).
@@ -24,7 +24,8 @@ fi
 echo "plain: $(head -c 300 "$work/expected")"
 
 for n in 1 2 4; do
-  "$dstdrun" -n "$n" --stats --timeout 150 "$compat" >"$work/out.$n" 2>"$work/err.$n"
+  "$dstdrun" -n "$n" --stats=json "$work/stats.$n" --timeout 150 "$compat" >"$work/out.$n" \
+    2>"$work/err.$n"
   status=$?
   if [ $status -ne 0 ]; then
     echo "compat build at -n $n: exit status $status"
@@ -37,16 +38,16 @@ for n in 1 2 4; do
     exit 1
   fi
   # Nodes other than 0 that fetched pages: where the program's threads ran.
-  busy=$(grep -cE '^dstd stats: node [1-9][0-9]*: .* pages_fetched=[1-9]' "$work/err.$n")
+  busy=$(grep -cE '"node": [1-9][0-9]*, .*"pages_fetched": [1-9]' "$work/stats.$n")
   echo "compat -n $n: same output; nodes other than 0 that fetched pages: $busy"
   if [ "$n" -gt 1 ] && [ "$expect_threads" = yes ] && [ "$busy" -eq 0 ]; then
     echo "compat build at -n $n: no thread ran on a node other than 0"
-    grep '^dstd stats' "$work/err.$n"
+    cat "$work/stats.$n"
     exit 1
   fi
   if [ "$expect_threads" = no ] && [ "$busy" -ne 0 ]; then
     echo "compat build at -n $n: a program without threads fetched pages on another node"
-    grep '^dstd stats' "$work/err.$n"
+    cat "$work/stats.$n"
     exit 1
   fi
 done

@@ -3,14 +3,15 @@
 // with more threads (12) than the cores of a small machine, guarding a
 // plain counter. Prints the counter.
 //
-// Under compat/ at 4 nodes this hangs (tests/compat/CMakeLists.txt keeps
-// the test disabled until the runtime is fixed): a thread that holds the
-// lock gives up its worker while it waits for a remote atomic operation to
-// complete (runtime/transport/transport.cpp, park_until_done: it yields,
-// then parks), the spinners of its node take every worker, the extra one
-// included, and the holder, bound to its worker, never runs again (seen
-// with a probe recording each thread's phase: the holder stopped right
-// after a store to a global atomic, its node's two workers both spinning).
+// Under compat/ at 4 nodes this hung until the scheduler handed threads
+// off held workers (runtime/sched/extra_workers.hpp): a thread that holds
+// the lock gives up its worker while it waits for a remote atomic
+// operation to complete (runtime/transport/transport.cpp,
+// park_until_done: it yields, then parks), the spinners of its node take
+// every worker, the extra one included, and the holder, bound to its
+// worker, never ran again (seen with a probe recording each thread's
+// phase: the holder stopped right after a store to a global atomic, its
+// node's two workers both spinning).
 #include <atomic>
 #include <cstdio>
 #include <thread>
