@@ -47,6 +47,7 @@ using dstd::condition_variable_any;
 using dstd::counting_semaphore;
 using dstd::latch;
 using dstd::mutex;
+using dstd::notify_all_at_thread_exit;
 using dstd::once_flag;
 using dstd::recursive_mutex;
 using dstd::recursive_timed_mutex;

@@ -27,6 +27,8 @@ static_assert(same<std::shared_timed_mutex, dstd::shared_timed_mutex>);
 static_assert(same<std::once_flag, dstd::once_flag>);
 static_assert(same<std::condition_variable, dstd::condition_variable>);
 static_assert(same<std::condition_variable_any, dstd::condition_variable_any>);
+static_assert(same<decltype(&std::notify_all_at_thread_exit),
+                   decltype(&dstd::notify_all_at_thread_exit)>);
 static_assert(same<std::latch, dstd::latch>);
 static_assert(same<std::barrier<>, dstd::barrier<>>);
 static_assert(same<std::counting_semaphore<4>, dstd::counting_semaphore<4>>);

@@ -253,6 +253,29 @@ TEST(ConditionVariable, TimedWaitsAndStopTokens) {
   EXPECT_FALSE(result);
 }
 
+// notify_all_at_thread_exit: the lock stays held to the thread's end, so
+// what the thread writes after the call is seen by the waiter it wakes, on
+// another node.
+TEST(ConditionVariable, NotifyAllAtThreadExitHoldsTheLockToTheEnd) {
+  dstd::mutex m;
+  dstd::condition_variable cv;
+  bool ready = false;
+  int written_after_the_call = 0;
+  dstd::thread t = start_on(3, [&] {
+    std::unique_lock<dstd::mutex> lk(m);
+    ready = true;
+    dstd::notify_all_at_thread_exit(cv, std::move(lk));
+    dstd::this_thread::sleep_for(5ms);  // still holding m
+    written_after_the_call = 1;
+  });
+  {
+    std::unique_lock<dstd::mutex> lk(m);
+    cv.wait(lk, [&] { return ready; });
+    EXPECT_EQ(written_after_the_call, 1);
+  }
+  t.join();
+}
+
 TEST(LatchAndBarrier, PhasesSeeEachOthersWrites) {
   const unsigned nodes = dstd::node_count();
   std::vector<long> slot(nodes * threads_per_node, -1);

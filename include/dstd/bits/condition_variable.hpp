@@ -12,6 +12,8 @@
 #include <dstd/bits/mutex.hpp>
 #include <dstd/bits/std_parts.hpp>
 #include <dstd/stop_token>
+#include <utility>
+#include <vector>
 
 namespace dstd {
 
@@ -140,6 +142,45 @@ class condition_variable : public basic_condition_variable<std::unique_lock<mute
 
 class condition_variable_any : public basic_condition_variable<std::unique_lock<mutex>> {};
 
-// std::notify_all_at_thread_exit has no dstd counterpart yet.
+namespace detail {
+
+// The calling thread's notify_all_at_thread_exit requests, carried out
+// when its thread_locals are destroyed (a dstd thread's before join()
+// returns): each lock is released and its variable notified, in the order
+// of the calls. As in libstdc++, thread_locals constructed after the first
+// request are destroyed before this runs, earlier ones after.
+class exit_notifications {
+ public:
+  exit_notifications() = default;
+  exit_notifications(const exit_notifications&) = delete;
+  exit_notifications& operator=(const exit_notifications&) = delete;
+  ~exit_notifications() {
+    for (entry& e : entries_) {
+      e.lock.unlock();
+      e.cv->notify_all();
+    }
+  }
+  void add(condition_variable& cv, std::unique_lock<mutex> lock) {
+    entries_.push_back(entry{&cv, std::move(lock)});
+  }
+
+ private:
+  struct entry {
+    condition_variable* cv;
+    std::unique_lock<mutex> lock;
+  };
+  std::vector<entry> entries_;
+};
+
+inline thread_local exit_notifications exit_notifications_of_this_thread;
+
+}  // namespace detail
+
+// std::notify_all_at_thread_exit: the lock stays held until the calling
+// thread ends; then it is released and cond notified. lock must be locked
+// by the calling thread.
+inline void notify_all_at_thread_exit(condition_variable& cond, std::unique_lock<mutex> lock) {
+  detail::exit_notifications_of_this_thread.add(cond, std::move(lock));
+}
 
 }  // namespace dstd
