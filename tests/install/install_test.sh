@@ -35,9 +35,9 @@ cmake -S "$c" -B "$c/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$c/build" >/dev/null
 PKG_CONFIG_PATH=$pc_dir make -s -C "$c" word_count_make
 for program in "$c/build/word_count" "$c/word_count_make"; do
-  out=$("$prefix/bin/dstdrun" -n 4 --stats --timeout 60 "$program" 2>"$work/stats")
+  out=$("$prefix/bin/dstdrun" -n 4 --stats=json "$work/stats" --timeout 60 "$program")
   [ "$out" = "$expected" ] || { echo "$program printed '$out', its plain build '$expected'"; exit 1; }
-  grep -qE '^dstd stats: node [1-9]: .* pages_fetched=[1-9]' "$work/stats" ||
+  grep -qE '"node": [1-9][0-9]*, .*"pages_fetched": [1-9]' "$work/stats" ||
     { echo "$program: no thread ran on a node other than 0"; cat "$work/stats"; exit 1; }
 done
 echo "install test: find_package and pkg-config builds both ran on 2 nodes;" \
