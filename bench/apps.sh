@@ -37,15 +37,15 @@ if [ "$size" = small ]; then
     "dataframe|dataframe|--rows 20000 --customers 2000 --chunk 4096 --threads 4"
     "socialnet|socialnet|--users 200 --clients 4 --requests 200 --followees 5"
   )
-else
+else  # medium: each run at 2 or 4 nodes takes seconds on shm (docs/BENCHMARKS.md)
   apps=(
-    "kvstore A|kvstore|--workload A --keys 100000 --ops 50000 --threads 4"
-    "kvstore B|kvstore|--workload B --keys 100000 --ops 50000 --threads 4"
-    "kvstore C|kvstore|--workload C --keys 100000 --ops 50000 --threads 4"
-    "gemm|gemm|--n 512 --block 64 --threads 4"
-    "gemm strassen|gemm|--n 512 --block 64 --strassen"
-    "dataframe|dataframe|--rows 1000000 --customers 50000 --threads 4"
-    "socialnet|socialnet|--users 1000 --clients 4 --requests 2000"
+    "kvstore A|kvstore|--workload A --keys 20000 --ops 10000 --threads 4"
+    "kvstore B|kvstore|--workload B --keys 20000 --ops 10000 --threads 4"
+    "kvstore C|kvstore|--workload C --keys 20000 --ops 10000 --threads 4"
+    "gemm|gemm|--n 256 --block 64 --threads 4"
+    "gemm strassen|gemm|--n 256 --block 64 --strassen"
+    "dataframe|dataframe|--rows 100000 --customers 10000 --chunk 16384 --threads 4"
+    "socialnet|socialnet|--users 500 --clients 4 --requests 500 --followees 10"
   )
 fi
 
