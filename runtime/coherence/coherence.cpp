@@ -39,7 +39,9 @@
 #include "runtime/coherence/page_directory.hpp"
 #include "runtime/coherence/twin_pool.hpp"
 #include "runtime/common/chaos.hpp"
+#include "runtime/common/clock.hpp"
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/trace.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/heap/static_exclusions.hpp"
@@ -77,12 +79,6 @@ std::atomic<bool> sync_in_progress{false};
 const address_space* space = nullptr;
 // Bytes of the static region that stay private to this node; fixed at init.
 std::vector<byte_range> per_node_bytes;
-
-std::uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
-}
 
 void protect(std::uintptr_t a, int prot) {
   if (mprotect(reinterpret_cast<void*>(a), page, prot) != 0) {
@@ -290,13 +286,15 @@ std::uint64_t take_and_lock(page_list& list, std::vector<std::uint64_t>& pages, 
   return n == 0 ? ~0ull : kept;
 }
 
-// Caller holds sync_mutex.
-void flush_dirty_pages() {
+// Caller holds sync_mutex. Returns the number of pages it flushed.
+std::uint64_t flush_dirty_pages() {
+  const std::uint64_t traced_from = trace::start();
+  const std::uint64_t diff_bytes_before = stats.diff_bytes_sent.load(std::memory_order_relaxed);
   diff_batcher batcher(space->nodes);
   std::vector<std::uint64_t> pages(take_chunk);
-  bool any = false;
+  std::uint64_t flushed = 0;
   for (std::uint64_t n; (n = take_and_lock(directory.dirty, pages, page_state::dirty)) != ~0ull;) {
-    any = any || n > 0;
+    flushed += n;
     protect_runs(pages.data(), n, PROT_READ);  // from here a racing write faults and waits
     for (std::uint64_t i = 0; i < n; ++i) {
       const std::uint64_t index = pages[i];
@@ -311,7 +309,12 @@ void flush_dirty_pages() {
   }
   chaos::point();  // pages unlocked and read-only, diffs not yet sent
   batcher.send_and_wait();
-  if (any) stats.releases.fetch_add(1, std::memory_order_relaxed);
+  if (flushed) {
+    stats.releases.fetch_add(1, std::memory_order_relaxed);
+    trace::span(trace::kind::release, traced_from, flushed,
+                stats.diff_bytes_sent.load(std::memory_order_relaxed) - diff_bytes_before);
+  }
+  return flushed;
 }
 
 // A page dirtied after this acquire's flush: keep the local changes, bring
@@ -337,8 +340,9 @@ void refresh_dirty_page(std::uint64_t index) {
   protect(a, PROT_READ | PROT_WRITE);
 }
 
-// Caller holds sync_mutex.
-void invalidate_cached_pages() {
+// Caller holds sync_mutex. Returns the number of pages it dropped.
+std::uint64_t invalidate_cached_pages() {
+  const std::uint64_t traced_from = trace::start();
   std::vector<std::uint64_t> pages(take_chunk);
   std::vector<std::uint64_t> still_cached;
   std::uint64_t dropped = 0;
@@ -356,7 +360,11 @@ void invalidate_cached_pages() {
     directory.unlock(index, page_state::dirty);
   }
   stats.pages_invalidated.fetch_add(dropped, std::memory_order_relaxed);
-  if (dropped) stats.acquires.fetch_add(1, std::memory_order_relaxed);
+  if (dropped) {
+    stats.acquires.fetch_add(1, std::memory_order_relaxed);
+    trace::span(trace::kind::acquire, traced_from, dropped);
+  }
+  return dropped;
 }
 
 void refuse_on_service_thread(const char* what) {
@@ -426,7 +434,7 @@ bool handle_fault(void* address, bool write) noexcept {
   const location where = locate(reinterpret_cast<const void*>(a));
   if (where.here) return false;  // not a cache frame: home memory, or not global
   const std::uint64_t index = where.backing_offset / page;
-  const std::uint64_t start = now_ns();
+  const std::uint64_t start = monotonic_ns();
   chaos::point();
   page_state st = directory.lock(index);
   chaos::point();
@@ -451,7 +459,8 @@ bool handle_fault(void* address, bool write) noexcept {
   chaos::point();
   directory.unlock(index, st);
   (write ? stats.write_faults : stats.read_faults).fetch_add(1, std::memory_order_relaxed);
-  stats.fault_ns.fetch_add(now_ns() - start, std::memory_order_relaxed);
+  stats.fault_ns.fetch_add(monotonic_ns() - start, std::memory_order_relaxed);
+  trace::span(trace::kind::fault, start, a, where.home, write ? 1 : 0);
   return true;
 }
 

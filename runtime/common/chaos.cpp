@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "runtime/common/clock.hpp"
 #include "runtime/common/settings.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/kernel_sleep.hpp"
@@ -27,15 +28,9 @@ std::uint64_t mix(std::uint64_t x) noexcept {
   return x ^ (x >> 31);
 }
 
-std::uint64_t now_ns() noexcept {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
-}
-
 void spin_for(std::uint64_t ns) noexcept {
-  const std::uint64_t until = now_ns() + ns;
-  while (now_ns() < until) __builtin_ia32_pause();
+  const std::uint64_t until = monotonic_ns() + ns;
+  while (monotonic_ns() < until) __builtin_ia32_pause();
 }
 
 }  // namespace

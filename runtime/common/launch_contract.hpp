@@ -22,6 +22,11 @@
 //                         stdout, as it would writing to it), else "0"
 //   DSTD_STATS            "1": each node reports its counters at exit (on
 //                         the status pipe when there is one, else stderr)
+//   DSTD_TRACE            FILE (dstdrun --trace FILE): each node writes its
+//                         trace events to FILE.node<id> at exit
+//                         (trace_part_path), which dstdrun merges into FILE
+//                         between trace_document_head and _tail; without
+//                         dstdrun a node writes the whole document to FILE
 // (DSTD_SHM_DELAY_US, shm's delayed mode, is the user's: dstdrun passes it
 // through like any other variable.)
 //
@@ -33,6 +38,8 @@
 // A node that exits without "L" while node 0 still runs has failed, even
 // with exit status 0; a node that never writes "J" never joined.
 #pragma once
+
+#include <string>
 
 namespace dstd::launch {
 
@@ -46,6 +53,15 @@ inline constexpr const char* env_shm_control_fd = "DSTD_SHM_CONTROL_FD";
 inline constexpr const char* env_shm_heap_fd = "DSTD_SHM_HEAP_FD";
 inline constexpr const char* env_output_to_tty = "DSTD_OUTPUT_TO_TTY";
 inline constexpr const char* env_stats = "DSTD_STATS";
+inline constexpr const char* env_trace = "DSTD_TRACE";
+
+// A trace part holds a node's events as JSON objects separated by ",\n";
+// the document is the parts, joined by ",\n", between these.
+inline constexpr const char* trace_document_head = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+inline constexpr const char* trace_document_tail = "\n]}\n";
+inline std::string trace_part_path(const std::string& file, unsigned node) {
+  return file + ".node" + std::to_string(node);
+}
 
 inline constexpr char status_joined = 'J';
 inline constexpr char status_leaving = 'L';

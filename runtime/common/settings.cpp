@@ -20,6 +20,7 @@ settings parse() {
   s.place_local = env::choice("DSTD_PLACEMENT", {"spread", "local"}, 0) == 1;
   s.shm_delay_us = env::number("DSTD_SHM_DELAY_US", 0, 1'000'000, 0);
   s.stats = env::choice("DSTD_STATS", {"0", "1"}, 0) == 1;
+  s.trace_events = env::number("DSTD_TRACE_EVENTS", 16, std::uint64_t(1) << 26, 65536);
   return s;
 }
 

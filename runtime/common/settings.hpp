@@ -24,6 +24,7 @@ struct settings {
   bool place_local = false;          // DSTD_PLACEMENT=local (default spread)
   std::uint64_t shm_delay_us = 0;    // DSTD_SHM_DELAY_US: shm's delayed mode
   bool stats = false;                // DSTD_STATS=1 (dstdrun --stats)
+  std::uint64_t trace_events = 65536;  // DSTD_TRACE_EVENTS: the trace ring's slots (trace.hpp)
 };
 
 // Parsed on first use (boot makes that first use); a bad value is a fatal

@@ -18,6 +18,7 @@
 #include "runtime/coherence/fault_signal.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/settings.hpp"
+#include "runtime/common/trace.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/common/launch_contract.hpp"
@@ -93,6 +94,7 @@ void boot() {
   register_runtime_handlers();
   chaos::configure_from_env();
   const node_env& env = current_node_env();
+  trace::configure_from_env(env.self, env.launch_fd >= 0);
   if (env.launched && env.nodes > 1 && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
     fatal("address-space randomization is on for this node; start the program with dstdrun, "
           "which turns it off for the node processes");
@@ -157,6 +159,7 @@ void report_stats_if_asked() {
   }
   node_transport->drain();  // the reply to the shutdown message, among others
   report_stats_if_asked();
+  trace::write_at_exit();
   tell_launcher(launch::status_leaving);
   std::fflush(stdout);
   std::fflush(stderr);
@@ -182,6 +185,7 @@ void end_run() {
   }
   acks.wait();
   report_stats_if_asked();
+  trace::write_at_exit();
   node_transport->stop();
   tell_launcher(launch::status_leaving);
 }

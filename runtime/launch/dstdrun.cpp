@@ -22,6 +22,7 @@
 #include "runtime/launch/options.hpp"
 #include "runtime/launch/status_reader.hpp"
 #include "runtime/launch/supervisor.hpp"
+#include "runtime/launch/trace_merge.hpp"
 #include "runtime/transport/shm/shm_segments.hpp"
 
 namespace {
@@ -136,7 +137,9 @@ int launch(const launch_options& opt) {
   close_fd(segments.heap_fd);
   close_fd(devnull);
 
-  return sup.run();
+  const int exit_status = sup.run();
+  if (!opt.trace.empty() && !merge_trace(opt.trace, opt.nodes)) return exit_status == 0 ? 1 : exit_status;
+  return exit_status;
 }
 
 }  // namespace
@@ -154,6 +157,16 @@ int main(int argc, char** argv) {
     say("cannot write the statistics file %s: %s", opt.stats_json.c_str(), std::strerror(errno));
     return exit_usage_status;
   }
+  if (!opt.trace.empty() && !write_text_file(opt.trace, "")) {
+    say("cannot write the trace file %s: %s", opt.trace.c_str(), std::strerror(errno));
+    return exit_usage_status;
+  }
   if (opt.stats) setenv(dstd::launch::env_stats, "1", 1);  // the nodes inherit it
+  // dstdrun owns DSTD_TRACE: parts no one would merge are never written.
+  if (opt.trace.empty()) {
+    unsetenv(dstd::launch::env_trace);
+  } else {
+    setenv(dstd::launch::env_trace, opt.trace.c_str(), 1);
+  }
   return launch(opt);
 }

@@ -42,6 +42,11 @@ const char* const help_text =
     "                         diff bytes, messages, ...) when the program ends:\n"
     "                         a row per node and a total row, on stderr\n"
     "  --stats=json FILE      write the same counters to FILE as JSON instead\n"
+    "  --trace FILE           write a trace of the run to FILE (Chrome/Perfetto\n"
+    "                         JSON: open it in ui.perfetto.dev): per node and\n"
+    "                         worker, threads running, page faults, releases,\n"
+    "                         acquires, waits and messages; the last\n"
+    "                         $DSTD_TRACE_EVENTS (default 65536) events per node\n"
     "  --timeout SECONDS      stop every node and exit 124 after this long\n"
     "  --join-timeout SECONDS how long the nodes may take to start and meet\n"
     "                         (default 30)\n"
@@ -177,6 +182,9 @@ parse_outcome parse_options(int argc, const char* const* argv, const char* parti
                            std::string(value) + "'");
       }
       out.stats = true;
+    } else if (name == "--trace") {
+      if (!take_value() || value.empty()) return usage_error("option --trace needs a file name");
+      out.trace = std::string(value);
     } else if (name == "-n" || name == "--nodes") {
       if (!take_value()) return usage_error("option " + name_s + " needs a number of nodes");
       unsigned long long n = 0;

@@ -18,6 +18,7 @@ struct launch_options {
   bool tag_output = false;
   bool stats = false;      // --stats: the nodes' counters at the end, as a table
   std::string stats_json;  // --stats=json FILE: as JSON, to FILE
+  std::string trace;       // --trace FILE: a Chrome/Perfetto trace of the run
   double timeout_s = 0;        // whole run; 0 means no limit
   double join_timeout_s = 30;  // every node must write "J" within this
   std::uint64_t partition_bytes = 0;

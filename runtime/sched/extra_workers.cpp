@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/common/trace.hpp"
+
 namespace dstd::rt::sched {
 
 namespace {
@@ -177,6 +179,7 @@ bool no_live_fiber(node_scheduler& s) {
 }
 
 void monitor_loop() {
+  trace::name_this_thread("monitor", -1);
   node_scheduler& s = node();
   monitor_view v;
   unsigned quiet = 0;  // looks in a row with no fiber waiting

@@ -7,6 +7,7 @@
 #include <memory>
 #include <utility>
 
+#include "runtime/common/trace.hpp"
 #include "runtime/heap/running_stack.hpp"
 #include "runtime/sched/partition_stack.hpp"
 
@@ -46,6 +47,7 @@ int run_main_on_fiber(main_fn main, int argc, char** argv, char** envp) {
                      return std::move(back);
                    });
   ensure_signal_stack();
+  trace::name_this_thread("main", -1);
   set_running_stack(&stack, nullptr);
   std::move(fiber).resume();
   set_running_stack(nullptr, nullptr);

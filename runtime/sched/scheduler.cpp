@@ -16,6 +16,7 @@
 #include "runtime/common/backoff.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/settings.hpp"
+#include "runtime/common/trace.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
 #include "runtime/common/node_condition_variable.hpp"
@@ -231,6 +232,7 @@ void worker_loop(int me) {
   worker_slot& w = *s.workers[static_cast<std::size_t>(me)];
   record_worker_thread(w);
   ensure_signal_stack();  // a stack overflow's fault needs a stack to run on
+  trace::name_this_thread("worker", me);
   const std::uint64_t serial = worker_serials.fetch_add(1, std::memory_order_relaxed) + 1;
   while (fiber* f = next_fiber(me)) {
     if (!f->tls_ready) {
@@ -246,8 +248,10 @@ void worker_loop(int me) {
     // In the fiber's own thread-local storage (the fault handler reads it
     // there), where it stays right for that fiber: no need to clear it.
     set_running_stack(&f->stack, &f->local);
+    const std::uint64_t ran_from = trace::start();
     f->context = std::move(f->context).resume();
     leave_fiber_tls(f->tls);
+    trace::span(trace::kind::run, ran_from, f->id);
     running_fiber = nullptr;
     count_turn(w);
     s.runnable.fetch_sub(1, std::memory_order_relaxed);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/common/chaos.hpp"
+#include "runtime/common/trace.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/transport/handler_ids.hpp"
@@ -151,6 +152,14 @@ bool wait_impl(const std::uint64_t* word, std::uint64_t expected,
   const entry mine{sched::my_name(), next_ticket()};
   if (!queue(home, word, expected, mine)) return true;
   chaos::point();  // queued, not yet parked
+  // For dstdrun --trace: the time from queued to woken (or timed out).
+  struct traced_wait {
+    const std::uint64_t* word;
+    node_id home;
+    sched::waiter_id waiter;
+    std::uint64_t from = trace::start();
+    ~traced_wait() { trace::span(trace::kind::wait, from, reinterpret_cast<std::uintptr_t>(word), home, waiter); }
+  } traced{word, home.home, mine.who.id};
   const auto woken = [&mine] { return sched::wake_mark() == mine.ticket; };
   while (!woken()) {
     if (deadline == nullptr) {

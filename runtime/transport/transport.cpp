@@ -7,6 +7,7 @@
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/futex.hpp"
+#include "runtime/common/trace.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/typed_handler.hpp"
 #include "runtime/transport/waiting.hpp"
@@ -112,6 +113,11 @@ reply_token message::defer() {
   return reply_token{from_, cookie_};
 }
 
+void transport::note_message_sent(node_id to, const char* what, std::size_t bytes) {
+  sent_.fetch_add(1, std::memory_order_relaxed);
+  trace::instant(trace::kind::send, reinterpret_cast<std::uintptr_t>(what), to, bytes);
+}
+
 void transport::dispatch(handler_id h, node_id from, std::span<const std::byte> payload,
                          bool wants_reply, std::uint64_t cookie) {
   received_.fetch_add(1, std::memory_order_relaxed);
@@ -130,7 +136,10 @@ void transport::dispatch(handler_id h, node_id from, std::span<const std::byte> 
   m.reply_bytes_ = handler->shape.reply_bytes;
   const std::size_t expected = handler->shape.request_bytes;
   if (expected != handler_shape::any_length && payload.size() != expected) m.malformed(expected);
+  const std::uint64_t handled_from = trace::start();
   handler->fn(m);
+  trace::span(trace::kind::handle, handled_from, reinterpret_cast<std::uintptr_t>(handler_name(h)), from,
+              payload.size());
   if (m.wants_reply_ && !m.answered_) {
     if (m.reply_bytes_ != 0 && m.reply_bytes_ != handler_shape::any_length) {
       fatal("handler %u (%s) returned without answering node %u; it declares a %zu-byte reply", h,

@@ -180,8 +180,9 @@ class transport {
  protected:
   transport(node_id self, node_id nodes) : self_(self), nodes_(nodes) {}
 
-  // For backends: count what they send (dispatch counts what arrives).
-  void count_message_sent() { sent_.fetch_add(1, std::memory_order_relaxed); }
+  // For backends: count (and trace) what they send; dispatch does the same
+  // for what arrives. `what`: the handler's name, or "reply" (a static string).
+  void note_message_sent(node_id to, const char* what, std::size_t bytes);
   void count_one_sided() { one_sided_.fetch_add(1, std::memory_order_relaxed); }
 
   // For backends: run the handler for an incoming message; answers calls the

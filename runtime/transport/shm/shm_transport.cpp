@@ -32,6 +32,8 @@
 #include "runtime/common/settings.hpp"
 #include "runtime/common/layout.hpp"
 #include "runtime/common/launch_contract.hpp"
+#include "runtime/common/trace.hpp"
+#include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/shm/delay_line.hpp"
 #include "runtime/transport/shm/shm_ring.hpp"
 
@@ -290,7 +292,7 @@ class shm_transport final : public transport {
 
   void push(node_id to, const record_header& rh, const void* payload) {
     if (to >= nodes()) fatal("message to node %u, but the run has %u nodes", to, nodes());
-    count_message_sent();
+    note_message_sent(to, rh.kind == record_kind::reply ? "reply" : handler_name(rh.handler), rh.length);
     chaos::point();  // about to send
     if (delay_) {
       const auto* bytes = static_cast<const std::byte*>(payload);
@@ -361,6 +363,7 @@ class shm_transport final : public transport {
 
   void service_loop() {
     is_service_thread = true;
+    trace::name_this_thread("service", -1);
     join_slot& own = slot(self());
     backoff idle;
     while (!stopping_.load(std::memory_order_acquire)) {

@@ -1,0 +1,53 @@
+// trace_program: a little of everything a trace shows, on every node, for
+// the tests of dstdrun --trace (dstdrun_trace_test.cpp).
+//
+//   trace_program count ROUNDS  a thread on each node adds 1 to one shared
+//                               counter ROUNDS times under one dstd::mutex,
+//                               and writes its node into a shared array
+//                               (faults, releases, acquires, lock waits,
+//                               messages); main prints "counter N"
+//   trace_program die           as count 50, but node 1's thread then
+//                               calls abort()
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dstd/dstd.hpp>
+#include <dstd/sync>
+#include <dstd/thread>
+#include <vector>
+
+namespace {
+
+struct shared_state {
+  dstd::mutex lock;
+  long counter = 0;
+  unsigned last_writer[4096] = {};
+};
+
+int count(unsigned rounds, bool die) {
+  auto* s = new shared_state;
+  std::vector<dstd::thread> threads;
+  for (unsigned k = 0; k < dstd::node_count(); ++k) {
+    threads.push_back(dstd::spawn_on(k, [s, rounds, die] {
+      for (unsigned r = 0; r < rounds; ++r) {
+        std::lock_guard<dstd::mutex> g(s->lock);
+        ++s->counter;
+        s->last_writer[(r * 97) % 4096] = dstd::this_node();
+      }
+      if (die && dstd::this_node() == 1) std::abort();
+    }));
+  }
+  for (auto& t : threads) t.join();
+  std::printf("counter %ld\n", s->counter);
+  delete s;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "count") == 0) return count(static_cast<unsigned>(std::atoi(argv[2])), false);
+  if (argc == 2 && std::strcmp(argv[1], "die") == 0) return count(50, true);
+  std::fprintf(stderr, "usage: trace_program count ROUNDS | die\n");
+  return 2;
+}
