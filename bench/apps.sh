@@ -8,6 +8,15 @@
 # every run must equal the plain build's: a run that differs stops the
 # script with a non-zero status.
 #
+# The last column projects what the network would add per operation on an
+# RDMA cluster (a projection, not a measurement; docs/BENCHMARKS.md): each
+# fault costs its measured local handling (the run's fault_nanoseconds per
+# fault) plus a 4 KiB RDMA read, each message half a round trip, each byte
+# fetched or sent its time on the wire:
+rdma_read_us=3     # one 4 KiB RDMA read, issue to completion
+message_rtt_us=3   # a two-sided round trip through the peer's service thread
+wire_gb_per_s=12.5 # 100 Gb/s
+#
 # The runs of one app go round the builds (plain, dstd, n1, plain, dstd,
 # n1, ...), so a machine that slows down during the script slows every
 # build alike.
@@ -87,7 +96,7 @@ total() {  # total COUNTER: from the JSON's total object
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 per_op() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3g", (b > 0 ? a / b : 0)}'; }
 
-printf '%-14s %-12s %14s %7s %10s %12s %12s %10s\n' app build throughput ratio "faults/op" "bytes/op" "diff B/op" "msgs/op"
+printf '%-14s %-12s %14s %7s %10s %12s %12s %10s %12s\n' app build throughput ratio "faults/op" "bytes/op" "diff B/op" "msgs/op" "net us/op*"
 run_once() {  # run_once HOW: one run of the app (program, argv set by the caller)
   case $1 in
     plain) "$bin/$program" "${argv[@]}" ;;
@@ -119,7 +128,7 @@ for entry in "${apps[@]}"; do
   for how in "${how_list[@]}"; do
     t=$(tr ' ' '\n' <<<"${throughputs[$how]}" | grep . | median)
     ratio=$(awk -v a="$t" -v b="$plain_median" 'BEGIN {printf "%.3f", a / b}')
-    faults=- fetched=- diff=- messages=-
+    faults=- fetched=- diff=- messages=- projected=-
     if [[ $how == n* ]]; then  # the last run's counters
       cp "$stats.$how" "$stats"
       ops=$(field operations "${last_out[$how]}")
@@ -127,11 +136,17 @@ for entry in "${apps[@]}"; do
       fetched=$(per_op "$(total bytes_fetched)" "$ops")
       diff=$(per_op "$(total diff_bytes_sent)" "$ops")
       messages=$(per_op "$(total messages_sent)" "$ops")
+      projected=$(awk -v f="$faults" -v ns="$(total fault_nanoseconds)" \
+        -v nf=$(($(total read_faults) + $(total write_faults))) -v m="$messages" \
+        -v b="$fetched" -v d="$diff" -v r=$rdma_read_us -v rtt=$message_rtt_us -v bw=$wire_gb_per_s \
+        'BEGIN {local = nf > 0 ? ns / nf / 1000 : 0;
+                printf "%.3g", f * (local + r) + m * rtt / 2 + (b + d) / (bw * 1000)}')
     fi
     label=$how
     [[ $how == n* ]] && label="dstdrun -n ${how#n}"
-    printf '%-14s %-12s %14s %7s %10s %12s %12s %10s\n' "$name" "$label" "$t" "$ratio" \
-      "$faults" "$fetched" "$diff" "$messages"
+    printf '%-14s %-12s %14s %7s %10s %12s %12s %10s %12s\n' "$name" "$label" "$t" "$ratio" \
+      "$faults" "$fetched" "$diff" "$messages" "$projected"
   done
   unset throughputs last_out
 done
+echo "* projected for an RDMA cluster, not measured: see the top of bench/apps.sh"

@@ -69,11 +69,23 @@ std::uint64_t remote_update(volatile void* p, unsigned size, F f) {
 
 }  // namespace
 
-void sync_release() noexcept { rt::coherence::release(); }
-void sync_acquire() noexcept { rt::coherence::acquire(); }
+// Each answers first from whether this process shares memory with other
+// nodes at all (a relaxed load of a node-private flag): not in a one-node
+// run, before boot or in a forked child, where every object is homed here
+// and there is nothing to synchronize, so a one-node program's locks and
+// atomics pay a call and one load. (Inlining that load into the program
+// would save the call, but an exported variable is copied into the
+// executable's .bss by a copy relocation, and the executable's static data
+// is shared by every node.)
+void sync_release() noexcept {
+  if (rt::sharing_with_peers()) rt::coherence::release();
+}
+void sync_acquire() noexcept {
+  if (rt::sharing_with_peers()) rt::coherence::acquire();
+}
 
 bool is_home(const volatile void* p) noexcept {
-  return rt::locate(const_cast<const void*>(p)).here;
+  return !rt::sharing_with_peers() || rt::locate(const_cast<const void*>(p)).here;
 }
 
 std::uint64_t remote_load(const volatile void* p, unsigned size) {
