@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # DRust's four applications (examples/apps), each as the plain std build,
 # as the compat/ build run without dstdrun (one node, no launcher), and
-# through dstdrun at 1, 2 and 4 nodes: the median throughput of RUNS runs,
+# through dstdrun at 1, 2 and 4 nodes, then its tuned variant
+# (examples/apps/tuned, NAME_tuned) through dstdrun at 1, 2 and 4 nodes:
+# the median throughput of RUNS runs,
 # its ratio to the plain build's, and per operation (each app prints how
 # many it did) the faults, bytes fetched, diff bytes and messages of the
 # whole run, summed over the nodes (dstdrun --stats=json). The checksum of
@@ -67,7 +69,7 @@ for entry in "${apps[@]}"; do
   read -ra argv <<<"$args"
   plain_checksum=""
   plain_median=""
-  for how in plain dstd n1 n2 n4; do
+  for how in plain dstd n1 n2 n4 t1 t2 t4; do
     throughputs=()
     faults=- fetched=- diff=- messages=-
     for ((r = 0; r < runs; r++)); do
@@ -76,6 +78,8 @@ for entry in "${apps[@]}"; do
         dstd) out=$("$bin/${program}_dstd" "${argv[@]}") ;;
         n*) out=$("$bin/dstdrun" -n "${how#n}" --timeout 600 --stats=json "$stats" \
                   "$bin/${program}_dstd" "${argv[@]}") ;;
+        t*) out=$("$bin/dstdrun" -n "${how#t}" --timeout 600 --stats=json "$stats" \
+                  "$bin/${program}_tuned" "${argv[@]}") ;;
       esac
       checksum=$(field checksum "$out")
       [ -n "$plain_checksum" ] || plain_checksum=$checksum
@@ -88,7 +92,7 @@ for entry in "${apps[@]}"; do
     t=$(printf '%s\n' "${throughputs[@]}" | median)
     [ -n "$plain_median" ] || plain_median=$t
     ratio=$(awk -v a="$t" -v b="$plain_median" 'BEGIN {printf "%.3f", a / b}')
-    if [[ $how == n* ]]; then  # the last run's counters
+    if [[ $how == [nt]* ]]; then  # the last run's counters
       ops=$(field operations "$out")
       faults=$(per_op $(($(total read_faults) + $(total write_faults))) "$ops")
       fetched=$(per_op "$(total bytes_fetched)" "$ops")
@@ -97,6 +101,7 @@ for entry in "${apps[@]}"; do
     fi
     label=$how
     [[ $how == n* ]] && label="dstdrun -n ${how#n}"
+    [[ $how == t* ]] && label="tuned -n ${how#t}"
     printf '%-14s %-12s %14s %7s %10s %12s %12s %10s\n' "$name" "$label" "$t" "$ratio" \
       "$faults" "$fetched" "$diff" "$messages"
   done
