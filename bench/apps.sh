@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # DRust's four applications (examples/apps), each as the plain std build,
 # as the compat/ build run without dstdrun (one node, no launcher), and
-# through dstdrun at 1, 2 and 4 nodes: the median throughput of RUNS runs,
+# through dstdrun at 1, 2 and 4 nodes, then its tuned variant
+# (examples/apps/tuned, NAME_tuned) through dstdrun at 1, 2 and 4 nodes:
+# the median throughput of RUNS runs,
 # its ratio to the plain build's, and per operation (each app prints how
 # many it did) the faults, bytes fetched, diff bytes and messages of the
 # whole run, summed over the nodes (dstdrun --stats=json). The checksum of
@@ -22,7 +24,8 @@ wire_gb_per_s=12.5 # 100 Gb/s
 # build alike.
 #
 # usage: bench/apps.sh [--build DIR] [--runs N] [--size small|medium|large]
-#                      [--builds "plain dstd n1 n2 n4"]
+#                      [--builds "plain dstd n1 n2 n4 t1 t2 t4"]
+#   (nN: NAME_dstd under dstdrun -n N; tN: NAME_tuned under dstdrun -n N)
 #   (default: build/, 5 runs, medium, every build; small is what CI's
 #   tests use; large runs each app for about a second in one process, for
 #   the one-node comparison, and defaults to --builds "plain dstd n1")
@@ -44,7 +47,7 @@ while [ $# -gt 0 ]; do
 done
 case $size in small|medium|large) ;; *) echo "$usage" >&2; exit 2 ;; esac
 if [ -z "$builds" ]; then
-  if [ "$size" = large ]; then builds="plain dstd n1"; else builds="plain dstd n1 n2 n4"; fi
+  if [ "$size" = large ]; then builds="plain dstd n1"; else builds="plain dstd n1 n2 n4 t1 t2 t4"; fi
 fi
 read -ra how_list <<<"$builds"
 [ "${how_list[0]}" = plain ] || { echo "apps.sh: --builds must start with plain (the reference)" >&2; exit 2; }
@@ -102,7 +105,8 @@ run_once() {  # run_once HOW: one run of the app (program, argv set by the calle
     plain) "$bin/$program" "${argv[@]}" ;;
     dstd) "$bin/${program}_dstd" "${argv[@]}" ;;
     n*) "$bin/dstdrun" -n "${1#n}" --timeout 600 --stats=json "$stats.$1" "$bin/${program}_dstd" "${argv[@]}" ;;
-    *) echo "apps.sh: unknown build '$1' (plain, dstd or nN)" >&2; exit 2 ;;
+    t*) "$bin/dstdrun" -n "${1#t}" --timeout 600 --stats=json "$stats.$1" "$bin/${program}_tuned" "${argv[@]}" ;;
+    *) echo "apps.sh: unknown build '$1' (plain, dstd, nN or tN)" >&2; exit 2 ;;
   esac
 }
 
@@ -129,7 +133,7 @@ for entry in "${apps[@]}"; do
     t=$(tr ' ' '\n' <<<"${throughputs[$how]}" | grep . | median)
     ratio=$(awk -v a="$t" -v b="$plain_median" 'BEGIN {printf "%.3f", a / b}')
     faults=- fetched=- diff=- messages=- projected=-
-    if [[ $how == n* ]]; then  # the last run's counters
+    if [[ $how == [nt]* ]]; then  # the last run's counters
       cp "$stats.$how" "$stats"
       ops=$(field operations "${last_out[$how]}")
       faults=$(per_op $(($(total read_faults) + $(total write_faults))) "$ops")
@@ -144,6 +148,7 @@ for entry in "${apps[@]}"; do
     fi
     label=$how
     [[ $how == n* ]] && label="dstdrun -n ${how#n}"
+    [[ $how == t* ]] && label="tuned -n ${how#t}"
     printf '%-14s %-12s %14s %7s %10s %12s %12s %10s %12s\n' "$name" "$label" "$t" "$ratio" \
       "$faults" "$fetched" "$diff" "$messages" "$projected"
   done
