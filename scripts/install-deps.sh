@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake make pkg-config
+  dpkg-dev                      # cpack -G DEB: dpkg-shlibdeps finds the package's dependencies
   libgoogle-perftools-dev       # tcmalloc: the global allocator
   libboost-context-dev          # fibers
   libibverbs-dev librdmacm-dev  # the verbs transport
