@@ -24,7 +24,7 @@ bool merge_trace(const std::string& file, unsigned nodes) {
     std::ostringstream events;
     if (part) events << part.rdbuf();
     ::unlink(part_path.c_str());
-    if (events.str().empty()) {  // created at boot, never written: the node did not end normally
+    if (events.str().empty()) {  // created at boot, never written: the node failed
       missing += (missing.empty() ? "" : ", ") + std::to_string(n);
       continue;
     }
@@ -35,7 +35,7 @@ bool merge_trace(const std::string& file, unsigned nodes) {
   document += trace_document_tail;
   if (!missing.empty()) {
     say("the trace in %s has no events of node%s %s: a node writes its events when the "
-        "program ends, and these failed or were stopped",
+        "program ends or dstdrun stops it, not when it fails",
         file.c_str(), missing.find(',') == std::string::npos ? "" : "s", missing.c_str());
   }
   if (!write_text_file(file, document)) {

@@ -4,9 +4,9 @@
 // Why in dstdrun: each node writes its own events at exit
 // (runtime/common/trace.hpp) to FILE.node<N>, with no coordination; only
 // dstdrun knows when every node is done, and which of them never wrote
-// (a node that failed, and those dstdrun stopped because of it: a node
-// writes its events only when the program ends normally). It joins what is
-// there, says what is missing, and removes the parts.
+// (a node that failed: nodes write their events when the program ends, or
+// when dstdrun stops them). It joins what is there, says what is missing,
+// and removes the parts.
 #pragma once
 
 #include <string>

@@ -8,9 +8,11 @@
 //                               messages); main prints "counter N"
 //   trace_program die           as count 50, but node 1's thread then
 //                               calls abort()
+//   trace_program hang          as count 50, then main sleeps for an hour
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <dstd/dstd.hpp>
 #include <dstd/sync>
 #include <dstd/thread>
@@ -48,6 +50,12 @@ int count(unsigned rounds, bool die) {
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "count") == 0) return count(static_cast<unsigned>(std::atoi(argv[2])), false);
   if (argc == 2 && std::strcmp(argv[1], "die") == 0) return count(50, true);
-  std::fprintf(stderr, "usage: trace_program count ROUNDS | die\n");
+  if (argc == 2 && std::strcmp(argv[1], "hang") == 0) {
+    count(50, false);
+    std::fflush(stdout);
+    sleep(3600);
+    return 0;
+  }
+  std::fprintf(stderr, "usage: trace_program count ROUNDS | die | hang\n");
   return 2;
 }
