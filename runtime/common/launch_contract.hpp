@@ -28,7 +28,10 @@
 //                         between trace_document_head and _tail; without
 //                         dstdrun a node writes the whole document to FILE
 // (DSTD_SHM_DELAY_US, shm's delayed mode, is the user's: dstdrun passes it
-// through like any other variable.)
+// through like any other variable. DSTD_TEST_KEEP_ASLR, for tests only, is
+// dstdrun's: set, it starts the nodes with address-space randomization left
+// as it is, as another launcher would, so that they turn it off themselves:
+// runtime/control/aslr_reexec.hpp.)
 //
 // Status pipe: a node writes one short line (always < PIPE_BUF, so lines
 // from different nodes never interleave):
@@ -54,6 +57,7 @@ inline constexpr const char* env_shm_heap_fd = "DSTD_SHM_HEAP_FD";
 inline constexpr const char* env_output_to_tty = "DSTD_OUTPUT_TO_TTY";
 inline constexpr const char* env_stats = "DSTD_STATS";
 inline constexpr const char* env_trace = "DSTD_TRACE";
+inline constexpr const char* env_test_keep_aslr = "DSTD_TEST_KEEP_ASLR";
 
 // A trace part holds a node's events as JSON objects separated by ",\n";
 // the document is the parts, joined by ",\n", between these.

@@ -1,5 +1,6 @@
 // See boot.hpp.
 #include "runtime/control/boot.hpp"
+#include "runtime/control/aslr_reexec.hpp"
 
 #include <dlfcn.h>
 #include <sys/personality.h>
@@ -96,8 +97,10 @@ void boot() {
   const node_env& env = current_node_env();
   trace::configure_from_env(env.self, env.launch_fd >= 0);
   if (env.launched && env.nodes > 1 && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
-    fatal("address-space randomization is on for this node; start the program with dstdrun, "
-          "which turns it off for the node processes");
+    fatal("address-space randomization is on for this node%s; the nodes of a run must share "
+          "addresses: start the program with dstdrun, or let it re-execute itself with "
+          "personality(ADDR_NO_RANDOMIZE)",
+          reexecuted_without_aslr() ? " even after re-executing itself without it" : "");
   }
   refuse_static_runtime_on_many_nodes(env);
   ensure_address_space();
@@ -244,6 +247,7 @@ extern "C" [[gnu::visibility("default")]] int __libc_start_main(
     (void)ignored;
     _exit(127);
   }
+  dstd::rt::reexec_without_aslr_if_needed(argv);
   dstd::rt::application_main = main;
   return reinterpret_cast<libc_start_main_fn>(real)(
       &dstd::rt::node_main, argc, argv, reinterpret_cast<void (*)()>(&dstd::rt::start_node), fini,

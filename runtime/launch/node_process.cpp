@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdarg>
 #include <csignal>
 #include <cstdio>
@@ -89,8 +90,8 @@ void child_say(const char* fmt, ...) {
   if (getppid() != l.launcher_pid) _exit(1);
 
   const int persona = personality(0xffffffff);
-  if (persona == -1 ||
-      personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1)
+  if (std::getenv(env_test_keep_aslr) == nullptr &&
+      (persona == -1 || personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1))
     child_say("dstdrun: warning: node %u: cannot turn off address-space randomization: %s\n",
               id, std::strerror(errno));
 
