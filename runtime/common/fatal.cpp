@@ -6,6 +6,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "runtime/common/trace.hpp"
+
 namespace dstd::rt {
 
 namespace {
@@ -38,6 +40,7 @@ void fatal(const char* fmt, ...) {
   vreport(fmt, args);
   va_end(args);
   std::fflush(stdout);
+  trace::write_before_dying();  // dstdrun --trace: this node's last events
   _exit(1);
 }
 

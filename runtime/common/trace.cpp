@@ -57,21 +57,22 @@ bool write_once() noexcept {
 }
 
 // dstdrun stops the nodes of a run that timed out or failed with SIGTERM
-// (Ctrl-C sends SIGINT to them all): that is when a trace is most wanted,
-// so the node writes what it has, then dies of the signal as it would have.
-void on_stop_signal(int sig) {
+// (Ctrl-C sends SIGINT to them all), and abort() (a failed assert,
+// std::terminate) raises SIGABRT: that is when a trace is most wanted, so
+// the node writes what it has, then dies of the signal as it would have.
+void on_deadly_signal(int sig) {
   const int saved = errno;
   write_once();
   errno = saved;
   raise(sig);  // SA_RESETHAND restored the default action
 }
 
-void write_on_stop_signals() {
-  for (int sig : {SIGTERM, SIGINT}) {
+void write_on_deadly_signals() {
+  for (int sig : {SIGTERM, SIGINT, SIGABRT}) {
     struct sigaction old {};
     if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;  // the program's
     struct sigaction act {};
-    act.sa_handler = on_stop_signal;
+    act.sa_handler = on_deadly_signal;
     act.sa_flags = SA_RESETHAND | SA_NODEFER;
     sigemptyset(&act.sa_mask);
     sigaction(sig, &act, nullptr);
@@ -109,7 +110,7 @@ void configure_from_env(unsigned node, bool under_launcher) {
   }
   ring::slots = static_cast<ring::slot*>(m);
   detail::enabled = true;
-  write_on_stop_signals();
+  write_on_deadly_signals();
 }
 
 std::uint64_t now() noexcept { return monotonic_ns(); }
@@ -125,6 +126,10 @@ void name_this_thread(const char* role, int index) noexcept {
     std::snprintf(t.name, sizeof t.name, "%s %d", role, index);
   }
   t.thread.store(self_key(), std::memory_order_release);
+}
+
+void write_before_dying() noexcept {
+  if (on()) write_once();
 }
 
 void write_at_exit() {

@@ -78,5 +78,9 @@ void name_this_thread(const char* role, int index) noexcept;
 // At the end of the node: writes its events, oldest first, as
 // configure_from_env chose. Does nothing when tracing is off.
 void write_at_exit();
+// The same, silently and safe in a signal handler, for a node about to die
+// (fatal(), a stop or abort signal). The events are written once: the
+// first of these calls writes, later ones return.
+void write_before_dying() noexcept;
 
 }  // namespace dstd::rt::trace

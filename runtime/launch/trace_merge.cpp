@@ -24,7 +24,7 @@ bool merge_trace(const std::string& file, unsigned nodes) {
     std::ostringstream events;
     if (part) events << part.rdbuf();
     ::unlink(part_path.c_str());
-    if (events.str().empty()) {  // created at boot, never written: the node failed
+    if (events.str().empty()) {  // created at boot, never written: the node was killed
       missing += (missing.empty() ? "" : ", ") + std::to_string(n);
       continue;
     }
@@ -35,7 +35,8 @@ bool merge_trace(const std::string& file, unsigned nodes) {
   document += trace_document_tail;
   if (!missing.empty()) {
     say("the trace in %s has no events of node%s %s: a node writes its events when the "
-        "program ends or dstdrun stops it, not when it fails",
+        "program ends, when it stops with an error or aborts, or when dstdrun stops it; "
+        "not when it is killed or crashes",
         file.c_str(), missing.find(',') == std::string::npos ? "" : "s", missing.c_str());
   }
   if (!write_text_file(file, document)) {

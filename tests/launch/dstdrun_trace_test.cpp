@@ -169,17 +169,41 @@ std::set<int> nodes_with_events(const std::string& json) {
   return nodes;
 }
 
-// When a node fails, dstdrun stops the others (SIGTERM): they write what
-// they recorded as they go; the failed node leaves nothing, and dstdrun
-// says so.
-TEST(DstdrunTrace, AFailedRunKeepsTheOtherNodesEventsAndNamesTheNodeWithout) {
+// A node that aborts (an assert, std::terminate) writes its events as it
+// dies, and dstdrun stops the others (SIGTERM), which write theirs.
+TEST(DstdrunTrace, ANodeThatAbortsAndTheNodesStoppedBecauseOfItWriteTheirEvents) {
   const std::string file = temp_trace_file();
   const run_result r = dstdrun({"-n", "3", "--trace", file, "--timeout", "60", trace_program(), "die"});
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err.find("has no events"), std::string::npos) << r.err;
+  const std::string json = read_file(file);
+  ASSERT_EQ(json_syntax_error(json), "") << json.substr(0, 2000);
+  EXPECT_EQ(nodes_with_events(json), (std::set<int>{0, 1, 2}));
+}
+
+// A node killed outright (SIGKILL, or a crash) cannot write: dstdrun keeps
+// the others' events and names it.
+TEST(DstdrunTrace, ANodeKilledOutrightIsNamedAndTheOthersEventsAreKept) {
+  const std::string file = temp_trace_file();
+  const run_result r = dstdrun({"-n", "3", "--trace", file, "--timeout", "60", trace_program(), "kill"});
   EXPECT_NE(r.exit_code, 0) << describe(r);
   EXPECT_NE(r.err.find("has no events of node 1: a node writes its events when"), std::string::npos) << r.err;
   const std::string json = read_file(file);
   ASSERT_EQ(json_syntax_error(json), "") << json.substr(0, 2000);
   EXPECT_EQ(nodes_with_events(json), (std::set<int>{0, 2}));
+}
+
+// A node that the runtime stops with an error (fatal(): here a malformed
+// message) writes its events before it exits.
+TEST(DstdrunTrace, ANodeStoppedByARuntimeErrorWritesItsEvents) {
+  const std::string file = temp_trace_file();
+  const run_result r = dstdrun({"-n", "2", "--trace", file, "--timeout", "60", node_fault(), "short_message", "1"});
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_NE(r.err.find("dstd: node 1: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("has no events"), std::string::npos) << r.err;
+  const std::string json = read_file(file);
+  ASSERT_EQ(json_syntax_error(json), "") << json.substr(0, 2000);
+  EXPECT_NE(json.find("\"args\": {\"name\": \"node 1\"}"), std::string::npos) << json.substr(0, 2000);
 }
 
 // A run that hangs and is stopped by --timeout (or Ctrl-C) is where a trace

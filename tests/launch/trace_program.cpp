@@ -8,7 +8,10 @@
 //                               messages); main prints "counter N"
 //   trace_program die           as count 50, but node 1's thread then
 //                               calls abort()
+//   trace_program kill          as count 50, but node 1's thread then
+//                               kills its node (SIGKILL)
 //   trace_program hang          as count 50, then main sleeps for an hour
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,17 +29,20 @@ struct shared_state {
   unsigned last_writer[4096] = {};
 };
 
-int count(unsigned rounds, bool die) {
+enum class ending { normal, abort, kill };
+
+int count(unsigned rounds, ending how) {
   auto* s = new shared_state;
   std::vector<dstd::thread> threads;
   for (unsigned k = 0; k < dstd::node_count(); ++k) {
-    threads.push_back(dstd::spawn_on(k, [s, rounds, die] {
+    threads.push_back(dstd::spawn_on(k, [s, rounds, how] {
       for (unsigned r = 0; r < rounds; ++r) {
         std::lock_guard<dstd::mutex> g(s->lock);
         ++s->counter;
         s->last_writer[(r * 97) % 4096] = dstd::this_node();
       }
-      if (die && dstd::this_node() == 1) std::abort();
+      if (dstd::this_node() == 1 && how == ending::abort) std::abort();
+      if (dstd::this_node() == 1 && how == ending::kill) raise(SIGKILL);
     }));
   }
   for (auto& t : threads) t.join();
@@ -48,14 +54,15 @@ int count(unsigned rounds, bool die) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::strcmp(argv[1], "count") == 0) return count(static_cast<unsigned>(std::atoi(argv[2])), false);
-  if (argc == 2 && std::strcmp(argv[1], "die") == 0) return count(50, true);
+  if (argc == 3 && std::strcmp(argv[1], "count") == 0) return count(static_cast<unsigned>(std::atoi(argv[2])), ending::normal);
+  if (argc == 2 && std::strcmp(argv[1], "die") == 0) return count(50, ending::abort);
+  if (argc == 2 && std::strcmp(argv[1], "kill") == 0) return count(50, ending::kill);
   if (argc == 2 && std::strcmp(argv[1], "hang") == 0) {
-    count(50, false);
+    count(50, ending::normal);
     std::fflush(stdout);
     sleep(3600);
     return 0;
   }
-  std::fprintf(stderr, "usage: trace_program count ROUNDS | die | hang\n");
+  std::fprintf(stderr, "usage: trace_program count ROUNDS | die | kill | hang\n");
   return 2;
 }
