@@ -16,6 +16,9 @@
 //   DSTD_LAUNCH_FD        write end of the status pipe (see below)
 //   DSTD_SHM_CONTROL_FD   shm transport: control segment (rings, join slots)
 //   DSTD_SHM_HEAP_FD      shm transport: memfd backing every partition
+//   DSTD_WIREUP           network transports (ucx): HOST:PORT of dstdrun's
+//                         wire-up server, where the nodes exchange their
+//                         addresses (runtime/transport/wireup/wireup_wire.hpp)
 //   DSTD_OUTPUT_TO_TTY    the node's stdout and stderr are pipes dstdrun
 //                         forwards in whole lines; "1" when dstdrun's own
 //                         stdout is a terminal (the node then line-buffers
@@ -57,6 +60,7 @@ inline constexpr const char* env_shm_heap_fd = "DSTD_SHM_HEAP_FD";
 inline constexpr const char* env_output_to_tty = "DSTD_OUTPUT_TO_TTY";
 inline constexpr const char* env_stats = "DSTD_STATS";
 inline constexpr const char* env_trace = "DSTD_TRACE";
+inline constexpr const char* env_wireup = "DSTD_WIREUP";
 inline constexpr const char* env_test_keep_aslr = "DSTD_TEST_KEEP_ASLR";
 
 // A trace part holds a node's events as JSON objects separated by ",\n";

@@ -23,6 +23,7 @@
 #include "runtime/launch/status_reader.hpp"
 #include "runtime/launch/supervisor.hpp"
 #include "runtime/launch/trace_merge.hpp"
+#include "runtime/launch/wireup_server.hpp"
 #include "runtime/transport/shm/shm_segments.hpp"
 
 namespace {
@@ -60,15 +61,21 @@ bool is_runnable_dstd_program(const launch_options& opt) {
 }
 
 int launch(const launch_options& opt) {
+  const bool shm = opt.transport == "shm";
   dstd::rt::shm::segment_fds segments;
-  if (!dstd::rt::shm::create_segments(opt.nodes, opt.partition_bytes, segments)) {
+  if (shm && !dstd::rt::shm::create_segments(opt.nodes, opt.partition_bytes, segments)) {
     say("cannot create the shared-memory segments for %u %s: %s", opt.nodes,
         nodes_word(opt.nodes), std::strerror(errno));
     return 1;
   }
   // Only the nodes get them; each node clears the flag on its own copy.
-  set_cloexec(segments.control_fd, true);
-  set_cloexec(segments.heap_fd, true);
+  if (shm) {
+    set_cloexec(segments.control_fd, true);
+    set_cloexec(segments.heap_fd, true);
+  }
+  // A network transport's nodes exchange their addresses through dstdrun.
+  wireup_server wireup;
+  if (!shm && !wireup.listen("127.0.0.1", "127.0.0.1")) return 1;
 
   int status_pipe[2];
   if (!make_pipe(status_pipe)) {
@@ -83,6 +90,7 @@ int launch(const launch_options& opt) {
     return 1;
   }
 
+  if (!shm) wireup.start(opt.nodes);  // after the signal mask: the thread inherits it
   status_reader status(status_pipe[0], opt.nodes);
   supervisor_config config;
   config.program = opt.program;
@@ -104,6 +112,7 @@ int launch(const launch_options& opt) {
   how.status_write_fd = status_pipe[1];
   how.control_fd = segments.control_fd;
   how.heap_fd = segments.heap_fd;
+  how.wireup_address = wireup.address();
   how.devnull_fd = devnull;
   how.output_to_tty = isatty(STDOUT_FILENO) == 1;
   how.launcher_pid = getpid();

@@ -27,7 +27,7 @@ namespace {
 constexpr const char* contract_vars[] = {
     env_node_id,        env_node_count,  env_transport,      env_partition_bytes,
     env_join_timeout_ms, env_launch_fd,  env_shm_control_fd, env_shm_heap_fd,
-    env_output_to_tty,
+    env_output_to_tty,  env_wireup,
 };
 
 bool is_contract_var(std::string_view entry) {
@@ -54,8 +54,9 @@ std::vector<std::string> node_environment(const node_launch& l, unsigned id) {
   add(env_partition_bytes, std::to_string(l.partition_bytes));
   add(env_join_timeout_ms, std::to_string(l.join_timeout_ms));
   add(env_launch_fd, std::to_string(l.status_write_fd));
-  add(env_shm_control_fd, std::to_string(l.control_fd));
-  add(env_shm_heap_fd, std::to_string(l.heap_fd));
+  if (l.control_fd >= 0) add(env_shm_control_fd, std::to_string(l.control_fd));
+  if (l.heap_fd >= 0) add(env_shm_heap_fd, std::to_string(l.heap_fd));
+  if (!l.wireup_address.empty()) add(env_wireup, l.wireup_address);
   add(env_output_to_tty, l.output_to_tty ? "1" : "0");
   return env;
 }

@@ -28,6 +28,7 @@ struct node_launch {
   int status_write_fd = -1;  // write end of the status pipe
   int control_fd = -1;       // shm control segment
   int heap_fd = -1;          // shm heap segment
+  std::string wireup_address;  // network transports: dstdrun's wire-up server
   int devnull_fd = -1;       // stdin of nodes other than 0
   bool output_to_tty = false;  // dstdrun's stdout is a terminal
   pid_t launcher_pid = 0;

@@ -35,8 +35,10 @@ const char* const help_text =
     "\n"
     "options:\n"
     "  -n, --nodes N          number of nodes, 1..64 (required)\n"
-    "  --transport NAME       how nodes talk: shm (default; ucx and verbs are\n"
-    "                         not implemented yet)\n"
+    "  --transport NAME       how nodes talk: shm (default: shared memory, one\n"
+    "                         host) or ucx (UCX: TCP, RDMA or shared memory, as\n"
+    "                         UCX_TLS and UCX_NET_DEVICES select); verbs is not\n"
+    "                         implemented yet\n"
     "  --tag-output           prefix each output line of node k with \"[node k] \"\n"
     "  --stats[=table]        print the nodes' counters (faults, pages fetched,\n"
     "                         diff bytes, messages, ...) when the program ends:\n"
@@ -199,13 +201,13 @@ parse_outcome parse_options(int argc, const char* const* argv, const char* parti
       out.nodes = static_cast<unsigned>(n);
       have_nodes = true;
     } else if (name == "--transport") {
-      if (!take_value()) return usage_error("option --transport needs a name (shm)");
-      if (value == "ucx" || value == "verbs") {
+      if (!take_value()) return usage_error("option --transport needs a name (shm, ucx)");
+      if (value == "verbs") {
         say("the %s transport is not implemented yet; use --transport shm",
             std::string(value).c_str());
         return parse_outcome::exit_usage;
       }
-      if (value != "shm")
+      if (value != "shm" && value != "ucx")
         return usage_error("unknown transport '" + std::string(value) + "' (known: " +
                            dstd::rt::known_transports + ")");
       out.transport = std::string(value);

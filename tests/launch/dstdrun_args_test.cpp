@@ -83,11 +83,9 @@ TEST(Dstdrun, BadPartitionSizeFromEnvironment) {
 }
 
 TEST(Dstdrun, TransportNotImplementedYet) {
-  for (const char* name : {"ucx", "verbs"}) {
-    const run_result r = dstdrun({"-n", "2", "--transport", name, "/bin/true"});
-    EXPECT_EQ(r.exit_code, 2) << describe(r);
-    EXPECT_TRUE(contains(r.err, "not implemented yet")) << describe(r);
-  }
+  const run_result r = dstdrun({"-n", "2", "--transport", "verbs", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2) << describe(r);
+  EXPECT_TRUE(contains(r.err, "not implemented yet")) << describe(r);
 }
 
 // dstdrun and the nodes' backend factory name the same known backends.
