@@ -9,6 +9,7 @@ packages=(
   libgoogle-perftools-dev       # tcmalloc: the global allocator
   libboost-context-dev          # fibers
   libibverbs-dev librdmacm-dev  # the verbs transport
+  libucx-dev ucx-utils          # the ucx transport (ucx_perftest: the benchmark's floor)
   libgtest-dev libgmock-dev     # tests
   spin                          # model checking the coherence protocol
   "$@"

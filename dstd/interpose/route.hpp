@@ -15,8 +15,8 @@
 // registry, the cluster futex's own wait table) live there too. They must
 // stay glibc's: the cluster path parks through those very locks, and the
 // service thread and the fault handler must never wait on another node. A
-// call whose return address is in libdstd's own code is the runtime's, so
-// it goes to glibc. libdstd is compiled without sibling calls so that a
+// call whose return address is in libdstd's own code (or in a library the
+// runtime drives, such as UCX) is the runtime's, so it goes to glibc. libdstd is compiled without sibling calls so that a
 // return address is always its real caller (cmake/layers.cmake), and its
 // condition variables are rt::node_condition_variable, whose calls come
 // from libdstd's code (std::condition_variable's come from libstdc++'s).
@@ -24,6 +24,7 @@
 
 #include <cstdint>
 
+#include "runtime/common/runtime_libraries.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/sched/held_glibc_locks.hpp"
 
@@ -36,11 +37,13 @@ extern "C" {
 
 namespace dstd::interpose {
 
-// True when `return_address` is inside libdstd's own code.
+// True when `return_address` is inside libdstd's own code, or a library
+// the runtime drives (runtime/common/runtime_libraries.hpp).
 inline bool runtime_caller(const void* return_address) noexcept {
   const auto a = reinterpret_cast<std::uintptr_t>(return_address);
-  return a >= reinterpret_cast<std::uintptr_t>(__ehdr_start) &&
-         a < reinterpret_cast<std::uintptr_t>(etext);
+  return (a >= reinterpret_cast<std::uintptr_t>(__ehdr_start) &&
+          a < reinterpret_cast<std::uintptr_t>(etext)) ||
+         rt::in_runtime_library(a);
 }
 
 // A program's lock that glibc served is counted as held by the calling

@@ -134,6 +134,7 @@ void boot() {
 constexpr handler_decl<no_bytes, no_bytes> shutdown{handler_ids::shutdown};
 
 void on_shutdown(message& m) {
+  node_transport->run_ending();
   m.reply(nullptr, 0);
   shutdown_requested.store(1, std::memory_order_release);
   futex::wake_all(shutdown_requested, futex::scope::process_private);
@@ -182,6 +183,7 @@ void end_run() {
   const node_id nodes = node_transport->nodes();
   std::vector<std::vector<std::byte>> replies(nodes);
   completion acks;
+  node_transport->run_ending();
   for (node_id n = 1; n < nodes; ++n) {
     acks.expect();
     node_transport->post_call(n, shutdown.id, nullptr, 0, replies[n], acks);

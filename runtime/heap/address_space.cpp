@@ -2,6 +2,7 @@
 #include "runtime/heap/address_space.hpp"
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -130,8 +131,11 @@ void replace_with_private_copy(std::uintptr_t at, std::size_t len) {
   // Stack guard pages are inaccessible; this changes only the child's view.
   mprotect(reinterpret_cast<void*>(at), len, PROT_READ);
   std::memcpy(copy, reinterpret_cast<void*>(at), len);
-  if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(at)) ==
-      MAP_FAILED) {
+  // The system call itself: a library the runtime loads may hook mremap
+  // without its fifth argument (UCX's libucm does), which would move the
+  // copy to address 0.
+  if (reinterpret_cast<void*>(syscall(SYS_mremap, copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+                                      reinterpret_cast<void*>(at))) == MAP_FAILED) {
     fatal("forked child: cannot move its heap copy in place: %s", std::strerror(errno));
   }
 }

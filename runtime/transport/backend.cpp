@@ -6,6 +6,7 @@
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/transport/shm/shm_transport.hpp"
+#include "runtime/transport/ucx/ucx_transport.hpp"
 
 namespace dstd::rt {
 
@@ -19,12 +20,14 @@ bool is(const launch_info& launch, const char* name) { return std::strcmp(launch
 
 home_memory home_memory_for(const launch_info& launch) {
   if (is(launch, "shm")) return shm::home_memory_for(launch);
+  if (is(launch, "ucx")) return ucx::home_memory_for(launch);
   unknown(launch);
 }
 
 std::unique_ptr<transport> make_transport(const launch_info& launch,
                                           std::span<const memory_region> regions) {
   if (is(launch, "shm")) return shm::make_transport(launch, regions);
+  if (is(launch, "ucx")) return ucx::make_transport(launch, regions);
   unknown(launch);
 }
 

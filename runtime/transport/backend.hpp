@@ -1,7 +1,7 @@
 // Choosing a transport backend, and what a backend is given.
 //
 // Why a factory keyed by the launch: dstdrun names the backend
-// (DSTD_TRANSPORT: shm today; ucx and verbs are the next ones) and every
+// (DSTD_TRANSPORT: shm or ucx; verbs is the next one) and every
 // node makes the same one. A backend is handed everything it needs: the
 // launch (who we are, how many nodes) and a table of the memory regions it
 // serves, so it never calls into the heap or control layers above it.
@@ -42,7 +42,7 @@ struct home_memory {
 };
 
 // The backend names the factory knows, for error messages and for dstdrun.
-inline constexpr const char* known_transports = "shm";
+inline constexpr const char* known_transports = "shm, ucx";
 
 // The home memory of `launch.kind`. Called once, from the first malloc: it
 // must not allocate. An unknown kind is a fatal error naming the known ones.

@@ -73,6 +73,10 @@ void completion::park_until_done() {
 }
 
 void completion::block_until_done() {
+  // A thread that drives its backend's progress (waiting.hpp) must not sleep:
+  // nothing else would finish the operation.
+  while (!done() && waiting::drive_progress()) {
+  }
   backoff spinning;
   while (!done()) {
     if (!spinning.step()) break;

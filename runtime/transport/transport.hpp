@@ -138,6 +138,9 @@ class transport {
   // Drain, then stop the service thread. Pending operations must have
   // finished.
   virtual void stop() = 0;
+  // The run is ending (node 0 is telling every node to leave, or this node
+  // was told): from now on a peer that disconnects is leaving, not failing.
+  virtual void run_ending() {}
 
   // --- one-sided -----------------------------------------------------------
   virtual void post_read(void* dst, gaddr src, std::size_t len, completion& c) = 0;

@@ -19,7 +19,9 @@
 //    that has to resume the lock's holder;
 //  * the service thread and plain OS threads: a wait blocks the OS thread.
 //    The service thread never waits for anything only it delivers (replies,
-//    handlers): see transport.hpp.
+//    handlers): see transport.hpp. A network backend's service thread is
+//    also the only one that progresses the network, so it installs a
+//    progress driver (below): its waits drive progress instead of sleeping.
 #pragma once
 
 namespace dstd::rt::waiting {
@@ -42,6 +44,13 @@ class no_park_scope {
   no_park_scope(const no_park_scope&) = delete;
   no_park_scope& operator=(const no_park_scope&) = delete;
 };
+
+// For this thread only: blocking waits call `drive(arg)` in a loop instead
+// of sleeping (nullptr removes it). `drive` makes progress and must not run
+// handlers (they would nest inside the handler that waits).
+void set_progress_driver(void (*drive)(void*), void* arg) noexcept;
+// Calls this thread's progress driver; false when it has none.
+bool drive_progress();
 
 // The waiter a wait here would park, or nullptr: block the OS thread.
 void* parkable_waiter() noexcept;

@@ -238,7 +238,11 @@ TEST(Messages, EchoOfEverySizeFromEveryNode) {
                             transport::max_payload}) {
       std::vector<std::byte> out(len);
       for (std::size_t i = 0; i < len; ++i) out[i] = std::byte(i * 13 + n);
-      EXPECT_EQ(net().call(n, h_echo, out.data(), len), out) << "node " << n << ", " << len;
+      const std::vector<std::byte> back = net().call(n, h_echo, out.data(), len);
+      ASSERT_EQ(back.size(), len) << "node " << n;
+      for (std::size_t i = 0; i < len; ++i) {
+        ASSERT_EQ(back[i], out[i]) << "node " << n << ", " << len << " bytes, at byte " << i;
+      }
     }
   }
 }
