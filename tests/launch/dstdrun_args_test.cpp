@@ -92,7 +92,7 @@ TEST(Dstdrun, TransportNotImplementedYet) {
 TEST(Dstdrun, UnknownTransportNamesTheKnownOnes) {
   const run_result r = dstdrun({"-n", "2", "--transport", "tcp", "/bin/true"});
   EXPECT_EQ(r.exit_code, 2) << describe(r);
-  EXPECT_TRUE(contains(r.err, "unknown transport 'tcp' (known: shm)")) << describe(r);
+  EXPECT_TRUE(contains(r.err, "unknown transport 'tcp' (known: shm, ucx)")) << describe(r);
 }
 
 TEST(Dstdrun, Help) {

@@ -28,7 +28,9 @@ class peer_health {
  public:
   using clock = std::chrono::steady_clock;
   static constexpr auto heartbeat_interval = std::chrono::milliseconds(250);
-  static constexpr auto silence_limit = std::chrono::milliseconds(4000);
+  // 4 s gave false alarms under load (heartbeats queue behind bulk traffic
+  // on the same connection): 30 s until heartbeats travel apart.
+  static constexpr auto silence_limit = std::chrono::milliseconds(30000);
   static constexpr auto grace = std::chrono::milliseconds(1000);
 
   struct lost {
@@ -37,7 +39,7 @@ class peer_health {
   };
 
   peer_health(std::uint32_t self, std::uint32_t nodes, clock::time_point now)
-      : self_(self), peers_(nodes, peer{now, {}, {}}), last_beat_(now) {}
+      : self_(self), peers_(nodes, peer{now, {}, {}}), last_beat_(now), last_check_(now) {}
 
   void heard_from(std::uint32_t n, clock::time_point now) { peers_[n].heard = now; }
   void disconnected(std::uint32_t n, std::string why, clock::time_point now) {
@@ -57,8 +59,15 @@ class peer_health {
     return true;
   }
 
-  // The first peer lost by `now`, if any.
-  std::optional<lost> check(clock::time_point now) const {
+  // The first peer lost by `now`, if any. Silence is judged only over time
+  // this node was listening: after a gap between checks (the service thread
+  // was busy or not scheduled, and unread data may be waiting), every peer
+  // starts a new silence.
+  std::optional<lost> check(clock::time_point now) {
+    if (now - last_check_ > 2 * heartbeat_interval) {
+      for (peer& p : peers_) p.heard = now;
+    }
+    last_check_ = now;
     if (ending()) return std::nullopt;
     for (std::uint32_t n = 0; n < peers_.size(); ++n) {
       if (n == self_) continue;
@@ -82,6 +91,7 @@ class peer_health {
   std::uint32_t self_;
   std::vector<peer> peers_;
   clock::time_point last_beat_;
+  clock::time_point last_check_;
   std::atomic<bool> ending_{false};
 };
 

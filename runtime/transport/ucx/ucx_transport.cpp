@@ -634,12 +634,22 @@ class ucx_transport final : public transport {
   static void drive(void* self) { static_cast<ucx_transport*>(self)->progress(); }
   unsigned progress() { return ucp_worker_progress(worker_); }
 
-  // Runs the handlers of the messages in the inbox; false when it was empty.
+  // Runs the handlers of the oldest messages in the inbox, a bounded batch
+  // so that the loop keeps progressing the network (and heartbeats flow);
+  // false when it was empty.
   bool dispatch_inbox() {
+    static constexpr std::size_t batch_limit = 64;
     std::deque<inbound> batch;
     {
       std::lock_guard<std::mutex> lock(inbox_mutex_);
-      batch.swap(inbox_);
+      if (inbox_.size() <= batch_limit) {
+        batch.swap(inbox_);
+      } else {
+        for (std::size_t i = 0; i < batch_limit; ++i) {
+          batch.push_back(std::move(inbox_.front()));
+          inbox_.pop_front();
+        }
+      }
     }
     for (inbound& m : batch) {
       dispatch(m.header.handler, m.from, m.payload, m.header.kind == message_kind::call,
