@@ -9,18 +9,23 @@ namespace {
 std::atomic<const park_hooks*> installed{nullptr};
 park_hooks storage;
 thread_local unsigned no_park_depth = 0;  // nonzero: no_park_scope active
-thread_local void (*progress_driver)(void*) = nullptr;
-thread_local void* progress_driver_arg = nullptr;
+struct driver {
+  void (*drive)(void*);
+  void* arg;
+};
+driver driver_storage;
+std::atomic<const driver*> progress_driver{nullptr};
 }  // namespace
 
 void set_progress_driver(void (*drive)(void*), void* arg) noexcept {
-  progress_driver = drive;
-  progress_driver_arg = arg;
+  driver_storage = driver{drive, arg};
+  progress_driver.store(&driver_storage, std::memory_order_release);
 }
 
 bool drive_progress() {
-  if (progress_driver == nullptr) return false;
-  progress_driver(progress_driver_arg);
+  const driver* d = progress_driver.load(std::memory_order_acquire);
+  if (d == nullptr) return false;
+  d->drive(d->arg);
   return true;
 }
 

@@ -19,9 +19,13 @@
 //    that has to resume the lock's holder;
 //  * the service thread and plain OS threads: a wait blocks the OS thread.
 //    The service thread never waits for anything only it delivers (replies,
-//    handlers): see transport.hpp. A network backend's service thread is
-//    also the only one that progresses the network, so it installs a
-//    progress driver (below): its waits drive progress instead of sleeping.
+//    handlers): see transport.hpp.
+// A network backend finishes operations only when someone progresses the
+// network. It installs a progress driver (below), and every wait that
+// blocks an OS thread drives progress instead of sleeping. Not only the
+// service thread's: a thread that blocks holds something (a page lock in a
+// fault handler, a runtime lock) that the service thread may be waiting
+// for inside a handler, and then nobody else would finish its operation.
 #pragma once
 
 namespace dstd::rt::waiting {
@@ -45,11 +49,13 @@ class no_park_scope {
   no_park_scope& operator=(const no_park_scope&) = delete;
 };
 
-// For this thread only: blocking waits call `drive(arg)` in a loop instead
-// of sleeping (nullptr removes it). `drive` makes progress and must not run
-// handlers (they would nest inside the handler that waits).
+// For every thread: blocking waits call `drive(arg)` in a loop instead of
+// sleeping. Install once, before any thread may wait on the backend. `drive`
+// makes progress (or yields to the thread that is making it), on any
+// thread, inside a fault handler too, and must not run handlers (they would
+// nest inside the code that waits).
 void set_progress_driver(void (*drive)(void*), void* arg) noexcept;
-// Calls this thread's progress driver; false when it has none.
+// Calls the progress driver; false when there is none.
 bool drive_progress();
 
 // The waiter a wait here would park, or nullptr: block the OS thread.

@@ -5,12 +5,24 @@
 
 #include <dstd/dstd.hpp>
 #include <dstd/thread>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <utility>
 
 namespace dstd::test {
 
 inline node_id wrap(unsigned n) { return n % node_count(); }
+
+// True when every remote operation costs a round trip through the peer's
+// service thread: the delayed shm mode (DSTD_SHM_DELAY_US) and network
+// transports (DSTD_TRANSPORT, set by dstdrun). Stress tests do fewer
+// operations there, to stay within their time limit on a 2-core machine.
+inline bool slow_transport() {
+  const char* transport = std::getenv("DSTD_TRANSPORT");
+  return std::getenv("DSTD_SHM_DELAY_US") != nullptr ||
+         (transport != nullptr && std::strcmp(transport, "shm") != 0);
+}
 
 // A thread on node n (mod the node count).
 template <class F>

@@ -17,6 +17,7 @@
 #include "runtime/heap/partition.hpp"
 #include "runtime/transport/transport.hpp"
 #include "runtime/transport/typed_handler.hpp"
+#include "runtime/transport/waiting.hpp"
 
 namespace {
 
@@ -57,6 +58,7 @@ constexpr handler_id h_release_deferred = dstd::rt::first_user_handler + 7;
 constexpr handler_id h_forward = dstd::rt::first_user_handler + 8;
 constexpr handler_id h_count = dstd::rt::first_user_handler + 9;
 constexpr handler_id h_whoami = dstd::rt::first_user_handler + 10;
+constexpr handler_id h_hold = dstd::rt::first_user_handler + 11;
 
 // Allocates the requested bytes in the receiver's home partition.
 void on_alloc(message& m) {
@@ -150,6 +152,16 @@ void on_whoami(message& m) {
   m.reply(&me, sizeof me);
 }
 
+// Keeps the service thread until released, as a handler waiting for a lock
+// that another thread of its node holds would.
+std::atomic<bool> service_held{false};
+std::atomic<bool> release_service{false};
+void on_hold(message&) {
+  service_held.store(true);
+  while (!release_service.load()) std::this_thread::yield();
+  service_held.store(false);
+}
+
 const dstd::rt::handler_registration registrations[] = {
     {h_alloc, &on_alloc},
     {h_echo, &on_echo},
@@ -162,6 +174,7 @@ const dstd::rt::handler_registration registrations[] = {
     {h_forward, &on_forward},
     {h_count, &on_count},
     {h_whoami, &on_whoami},
+    {h_hold, &on_hold},
 };
 
 gaddr allocate_on(node_id n, std::uint64_t bytes) {
@@ -230,6 +243,37 @@ TEST(OneSided, ConcurrentFetchAddFromAllNodesSumsExactly) {
   }
   ASSERT_EQ(finished, expected_done) << "hammer threads did not finish in time";
   EXPECT_EQ(net().fetch_add(counter, 0), nodes * req.threads * req.iterations);
+}
+
+TEST(OneSided, AThreadBlockedOnAReadFinishesItWhileItsServiceThreadIsBusy) {
+  // A worker in a fault handler holds a page lock and blocks on its read;
+  // its node's service thread may be in a handler waiting for that lock.
+  // The read must finish without the service thread (a network backend's
+  // blocked waits progress the network themselves), or both wait forever.
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs a peer";
+  const gaddr remote = allocate_on(1, 8);
+  const std::uint64_t value = 0x5eed5eed;
+  net().write(remote, &value, sizeof value);
+  release_service.store(false);
+  net().post_send(dstd::this_node(), h_hold, nullptr, 0);
+  while (!service_held.load()) std::this_thread::yield();
+  std::atomic<bool> read_done{false};
+  std::uint64_t got = 0;
+  std::thread reader([&] {
+    dstd::rt::waiting::no_park_scope blocked;  // blocks its OS thread, as a fault handler does
+    net().read(&got, remote, sizeof got);
+    read_done.store(true);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!read_done.load() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const bool finished_while_busy = read_done.load();
+  release_service.store(true);
+  reader.join();
+  EXPECT_TRUE(finished_while_busy)
+      << "a blocked read did not finish within 20 s while the service thread was busy";
+  EXPECT_EQ(got, value);
 }
 
 TEST(Messages, EchoOfEverySizeFromEveryNode) {

@@ -12,15 +12,19 @@
 // just before its own copy of that message arrives; so a disconnection
 // counts only after `grace`, and not at all once the run is ending.
 //
-// Used by the service thread only, except run_ending() (any thread).
+// heard_from(), disconnected(), heartbeat_due() and run_ending() are
+// called on any thread (UCX callbacks run on whichever thread progresses
+// the worker, and that thread sends the heartbeats); check() on the
+// service thread only.
 #pragma once
 
 #include <atomic>
+#include <memory>
+#include <mutex>
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace dstd::rt::ucx {
 
@@ -28,9 +32,11 @@ class peer_health {
  public:
   using clock = std::chrono::steady_clock;
   static constexpr auto heartbeat_interval = std::chrono::milliseconds(250);
-  // 4 s gave false alarms under load (heartbeats queue behind bulk traffic
-  // on the same connection): 30 s until heartbeats travel apart.
-  static constexpr auto silence_limit = std::chrono::milliseconds(30000);
+  // A lost peer must end the run within 5 s. (30 s hid a deadlock: a
+  // service thread stuck behind a worker that could not progress its own
+  // read, fixed by letting every blocked thread progress; with it 4 s
+  // gave false alarms under load.)
+  static constexpr auto silence_limit = std::chrono::milliseconds(4000);
   static constexpr auto grace = std::chrono::milliseconds(1000);
 
   struct lost {
@@ -39,10 +45,16 @@ class peer_health {
   };
 
   peer_health(std::uint32_t self, std::uint32_t nodes, clock::time_point now)
-      : self_(self), peers_(nodes, peer{now, {}, {}}), last_beat_(now), last_check_(now) {}
+      : self_(self), nodes_(nodes), peers_(std::make_unique<peer[]>(nodes)),
+        last_beat_(now.time_since_epoch().count()), last_check_(now) {
+    for (std::uint32_t n = 0; n < nodes; ++n) heard_from(n, now);
+  }
 
-  void heard_from(std::uint32_t n, clock::time_point now) { peers_[n].heard = now; }
+  void heard_from(std::uint32_t n, clock::time_point now) {
+    peers_[n].heard.store(now.time_since_epoch().count(), std::memory_order_relaxed);
+  }
   void disconnected(std::uint32_t n, std::string why, clock::time_point now) {
+    std::lock_guard<std::mutex> lock(disconnections_);
     peer& p = peers_[n];
     if (!p.disconnected_at) {
       p.disconnected_at = now;
@@ -52,11 +64,13 @@ class peer_health {
   void run_ending() { ending_.store(true, std::memory_order_release); }
   bool ending() const { return ending_.load(std::memory_order_acquire); }
 
-  // True (and the clock restarted) when heartbeats are due.
+  // True (and the clock restarted) when heartbeats are due; true for one
+  // caller only.
   bool heartbeat_due(clock::time_point now) {
-    if (now - last_beat_ < heartbeat_interval) return false;
-    last_beat_ = now;
-    return true;
+    clock::rep last = last_beat_.load(std::memory_order_relaxed);
+    const clock::rep ticks = now.time_since_epoch().count();
+    if (clock::duration{ticks - last} < heartbeat_interval) return false;
+    return last_beat_.compare_exchange_strong(last, ticks, std::memory_order_relaxed);
   }
 
   // The first peer lost by `now`, if any. Silence is judged only over time
@@ -65,16 +79,18 @@ class peer_health {
   // starts a new silence.
   std::optional<lost> check(clock::time_point now) {
     if (now - last_check_ > 2 * heartbeat_interval) {
-      for (peer& p : peers_) p.heard = now;
+      for (std::uint32_t n = 0; n < nodes_; ++n) heard_from(n, now);
     }
     last_check_ = now;
     if (ending()) return std::nullopt;
-    for (std::uint32_t n = 0; n < peers_.size(); ++n) {
+    std::lock_guard<std::mutex> lock(disconnections_);
+    for (std::uint32_t n = 0; n < nodes_; ++n) {
       if (n == self_) continue;
       const peer& p = peers_[n];
       if (p.disconnected_at && now - *p.disconnected_at >= grace) return lost{n, p.why};
-      if (now - p.heard >= silence_limit) {
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - p.heard);
+      const clock::time_point heard{clock::duration{p.heard.load(std::memory_order_relaxed)}};
+      if (now - heard >= silence_limit) {
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - heard);
         return lost{n, "not heard from for " + std::to_string(ms.count()) +
                            " ms (its host is unreachable, or the node is stopped)"};
       }
@@ -84,13 +100,15 @@ class peer_health {
 
  private:
   struct peer {
-    clock::time_point heard;
-    std::optional<clock::time_point> disconnected_at;
-    std::string why;
+    std::atomic<clock::rep> heard{0};  // a clock::time_point's ticks
+    std::optional<clock::time_point> disconnected_at;  // under disconnections_
+    std::string why;                                   // under disconnections_
   };
   std::uint32_t self_;
-  std::vector<peer> peers_;
-  clock::time_point last_beat_;
+  std::uint32_t nodes_;
+  std::unique_ptr<peer[]> peers_;
+  std::mutex disconnections_;
+  std::atomic<clock::rep> last_beat_;  // a clock::time_point's ticks
   clock::time_point last_check_;
   std::atomic<bool> ending_{false};
 };

@@ -1,12 +1,17 @@
 // The ucx backend; see ucx_transport.hpp.
 //
 // Threads: any thread may post (the worker is made thread-safe, UCS
-// thread mode MULTI), but only the service thread calls
-// ucp_worker_progress, so every UCX callback runs there. Receive callbacks
-// never run handlers: they copy the message into the inbox, which the
-// service loop dispatches outside progress. Replies, key requests and key
-// replies are answered inside the callback (they run no user code), so a
-// service thread waiting inside a handler still gets them.
+// thread mode MULTI). The service thread progresses the worker in its
+// loop, and so does every thread that blocks on a completion
+// (waiting.hpp's progress driver), one thread at a time: a worker blocked
+// in a fault handler holds a page lock that the service thread may be
+// waiting for inside a handler, so it must be able to finish its own read.
+// So UCX callbacks run on any thread. Receive callbacks never run
+// handlers: they copy the message into the inbox, which the service loop
+// dispatches outside progress, and wake the service thread when another
+// thread queued it. Replies, key requests and key replies are answered
+// inside the callback (they run no user code), so a thread waiting inside
+// a handler still gets them.
 //
 // Home memory is a node-private memfd. The node maps it twice: at its
 // global addresses, for the program, and in a window (the same layout as
@@ -17,6 +22,8 @@
 #include "runtime/transport/ucx/ucx_transport.hpp"
 
 #include <poll.h>
+#include <sched.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <ucm/api/ucm.h>
@@ -231,7 +238,7 @@ class ucx_transport final : public transport {
     if (service_.joinable() || is_service_thread) {
       flushed.wait();
     } else {
-      while (!flushed.done()) ucp_worker_progress(worker_);
+      while (!flushed.done()) progress();
     }
   }
 
@@ -240,7 +247,7 @@ class ucx_transport final : public transport {
     drain();
     if (!service_.joinable()) return;
     stopping_.store(true, std::memory_order_release);
-    ucp_worker_signal(worker_);
+    ring_doorbell();
     service_.join();
   }
 
@@ -256,12 +263,14 @@ class ucx_transport final : public transport {
       done_here(c);
       return;
     }
+    fence_if_needed();
     for_each_piece(src, len, c, [&](gaddr at, std::size_t n, std::size_t offset) {
       const ucp_request_param_t p = with_callback(finish_completion, &c);
       finish_now_or_later(ucp_get_nbx(endpoints_[r.home], static_cast<std::byte*>(dst) + offset,
                                       n, remote(r, at), key_for(r.home, at), &p),
                           c, "a read (ucp_get_nbx)");
     });
+    posted();
   }
 
   void post_write(gaddr dst, const void* src, std::size_t len, completion& c) override {
@@ -294,7 +303,8 @@ class ucx_transport final : public transport {
       const ucp_request_param_t flush = with_callback(finish_completion, &c);
       finish_now_or_later(ucp_ep_flush_nbx(endpoints_[r.home], &flush), c, "flushing a write");
     });
-    fence_needed_.store(true, std::memory_order_relaxed);
+    ordered_posts_.fetch_add(1, std::memory_order_seq_cst);
+    posted();
   }
 
   void post_compare_swap(gaddr target, std::uint64_t expected, std::uint64_t desired,
@@ -399,6 +409,9 @@ class ucx_transport final : public transport {
       fatal("this UCX library cannot make a thread-safe worker (built without --enable-mt)");
     }
     check(ucp_worker_get_efd(worker_, &wakeup_fd_), "getting the worker's wake-up descriptor");
+    doorbell_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (doorbell_ < 0) fatal("cannot make the ucx service thread's eventfd: %s", std::strerror(errno));
+    waiting::set_progress_driver(&drive, this);
     set_receiver(am_message, &receive<&ucx_transport::on_message>);
     set_receiver(am_key_request, &receive<&ucx_transport::on_key_request>);
     set_receiver(am_key_reply, &receive<&ucx_transport::on_key_reply>);
@@ -469,9 +482,7 @@ class ucx_transport final : public transport {
     return region_of(a, 8, op);
   }
 
-  static std::byte* window(const memory_region& r, gaddr a) {
-    return reinterpret_cast<std::byte*>(layout::shm_window_base + r.backing_offset + (a - r.begin));
-  }
+  static std::byte* window(const memory_region& r, gaddr a) { return window_of(r, a); }
   static std::uint64_t remote(const memory_region& r, gaddr a) {
     return reinterpret_cast<std::uintptr_t>(window(r, a));
   }
@@ -523,10 +534,17 @@ class ucx_transport final : public transport {
   }
 
   // Per-peer order (transport.hpp): what is posted after a write or an
-  // atomic takes effect after it.
+  // atomic takes effect after it. So every write or atomic posted before
+  // this post (on any thread, as far as this thread can know) is fenced: by
+  // a fence this thread makes now, or by one another thread made after
+  // seeing them all. (Worker-wide: one call fences every endpoint.)
   void fence_if_needed() {
-    if (fence_needed_.exchange(false, std::memory_order_relaxed)) {
-      check(ucp_worker_fence(worker_), "ordering operations (ucp_worker_fence)");
+    const std::uint64_t posted = ordered_posts_.load(std::memory_order_seq_cst);
+    if (fenced_through_.load(std::memory_order_seq_cst) >= posted) return;
+    check(ucp_worker_fence(worker_), "ordering operations (ucp_worker_fence)");
+    std::uint64_t through = fenced_through_.load(std::memory_order_relaxed);
+    while (through < posted &&
+           !fenced_through_.compare_exchange_weak(through, posted, std::memory_order_seq_cst)) {
     }
   }
 
@@ -540,7 +558,8 @@ class ucx_transport final : public transport {
     finish_now_or_later(ucp_atomic_op_nbx(endpoints_[r.home], op, &operand, 1, remote(r, target),
                                           key_for(r.home, target), &p),
                         c, what);
-    fence_needed_.store(true, std::memory_order_relaxed);
+    ordered_posts_.fetch_add(1, std::memory_order_seq_cst);
+    posted();
   }
 
   void send_message(node_id to, const message_header& h, const void* payload, std::size_t len) {
@@ -562,6 +581,7 @@ class ucx_transport final : public transport {
     p.flags = UCP_AM_SEND_FLAG_EAGER;
     const ucs_status_ptr_t r =
         ucp_am_send_nbx(endpoints_[to], id, s->header(), header_bytes, s->data(), len, &p);
+    posted();
     if (r == nullptr) {
       std::free(s);
       return;
@@ -602,8 +622,11 @@ class ucx_transport final : public transport {
       done->finish();  // the caller may return and free its buffers now
       return;
     }
-    std::lock_guard<std::mutex> lock(inbox_mutex_);
-    inbox_.push_back(inbound{h.from, h, std::vector<std::byte>(bytes, bytes + length)});
+    {
+      std::lock_guard<std::mutex> lock(inbox_mutex_);
+      inbox_.push_back(inbound{h.from, h, std::vector<std::byte>(bytes, bytes + length)});
+    }
+    posted();  // for the service thread to dispatch
   }
 
   void on_key_request(const void* header, std::size_t header_bytes, const void*, std::size_t) {
@@ -631,8 +654,47 @@ class ucx_transport final : public transport {
 
   // --- the service thread ------------------------------------------------------
 
-  static void drive(void* self) { static_cast<ucx_transport*>(self)->progress(); }
-  unsigned progress() { return ucp_worker_progress(worker_); }
+  // The progress driver of every blocked wait (waiting.hpp).
+  static void drive(void* self) {
+    if (static_cast<ucx_transport*>(self)->progress() == 0) sched_yield();
+  }
+
+  // Progresses the worker, unless another thread is doing it (then 0: the
+  // caller yields to it rather than queue on UCX's worker lock), and sends
+  // the heartbeats when due: the service thread may be busy in a handler
+  // for a while, and the progressing thread is proof this node is alive.
+  // Callbacks never wait, so the thread inside never comes back here.
+  unsigned progress() {
+    if (progressing_.exchange(true, std::memory_order_acquire)) return 0;
+    const unsigned events = ucp_worker_progress(worker_);
+    progressing_.store(false, std::memory_order_release);
+    send_heartbeats_if_due();
+    return events;
+  }
+
+  void send_heartbeats_if_due() {
+    if (!health_.heartbeat_due(peer_health::clock::now()) || health_.ending()) return;
+    const heartbeat_header h{self()};
+    for (node_id n = 0; n < nodes(); ++n) {
+      if (n != self()) send_am(n, am_heartbeat, &h, sizeof h, nullptr, 0);
+    }
+  }
+
+  // Work for the service thread from another thread: an operation that may
+  // need progress to leave, or a message in the inbox. Wakes it if it is
+  // asleep (or about to sleep: it re-reads `posts_` after saying so).
+  void posted() {
+    if (is_service_thread) return;
+    posts_.fetch_add(1, std::memory_order_seq_cst);
+    if (sleeping_.load(std::memory_order_seq_cst)) ring_doorbell();
+  }
+
+  void ring_doorbell() {
+    const std::uint64_t one = 1;
+    if (::write(doorbell_, &one, sizeof one) < 0 && errno != EAGAIN) {
+      fatal("cannot wake the ucx service thread: %s", std::strerror(errno));
+    }
+  }
 
   // Runs the handlers of the oldest messages in the inbox, a bounded batch
   // so that the loop keeps progressing the network (and heartbeats flow);
@@ -658,15 +720,8 @@ class ucx_transport final : public transport {
     return !batch.empty();
   }
 
-  void keep_peers_informed() {
-    const auto now = peer_health::clock::now();
-    if (health_.heartbeat_due(now) && !health_.ending()) {
-      const heartbeat_header h{self()};
-      for (node_id n = 0; n < nodes(); ++n) {
-        if (n != self()) send_am(n, am_heartbeat, &h, sizeof h, nullptr, 0);
-      }
-    }
-    if (auto lost = health_.check(now)) {
+  void end_if_a_peer_is_lost() {
+    if (auto lost = health_.check(peer_health::clock::now())) {
       fatal("lost node %u on host %s: %s", lost->node, hosts_[lost->node].c_str(),
             lost->why.c_str());
     }
@@ -674,33 +729,48 @@ class ucx_transport final : public transport {
 
   void service_loop() {
     is_service_thread = true;
-    waiting::set_progress_driver(&drive, this);
     trace::name_this_thread("service", -1);
     backoff idle;
     while (!stopping_.load(std::memory_order_acquire)) {
+      const std::uint64_t posts_seen = posts_.load(std::memory_order_seq_cst);
       const bool busy = progress() != 0;
       const bool handled = dispatch_inbox();
-      keep_peers_informed();
+      end_if_a_peer_is_lost();
       if (busy || handled) {
         idle.reset();
         continue;
       }
       if (idle.step()) continue;
-      sleep_until_traffic();
+      sleep_until_traffic(posts_seen);
       idle.reset();
     }
   }
 
-  // Sleeps on the worker's descriptor until something arrives, at most one
-  // heartbeat interval.
-  void sleep_until_traffic() {
+  // Sleeps until the network or another thread (posted()) has something,
+  // at most one heartbeat interval; not at all if another thread posted
+  // since `posts_seen` (read before the last progress).
+  void sleep_until_traffic(std::uint64_t posts_seen) {
+    sleeping_.store(true, std::memory_order_seq_cst);
+    if (posts_.load(std::memory_order_seq_cst) == posts_seen && arm_worker()) {
+      pollfd p[2] = {{wakeup_fd_, POLLIN, 0}, {doorbell_, POLLIN, 0}};
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+          peer_health::heartbeat_interval);
+      poll(p, 2, static_cast<int>(ms.count()));
+      std::uint64_t rings = 0;
+      if (p[1].revents & POLLIN) (void)!::read(doorbell_, &rings, sizeof rings);
+    }
+    sleeping_.store(false, std::memory_order_relaxed);
+  }
+
+  // False when events are waiting (progress them instead of sleeping), or
+  // another thread is progressing the worker (it may be consuming them).
+  bool arm_worker() {
+    if (progressing_.exchange(true, std::memory_order_acquire)) return false;
     const ucs_status_t armed = ucp_worker_arm(worker_);
-    if (armed == UCS_ERR_BUSY) return;  // events are waiting: progress them
+    progressing_.store(false, std::memory_order_release);
+    if (armed == UCS_ERR_BUSY) return false;
     check(armed, "arming the worker for sleep");
-    pollfd p{wakeup_fd_, POLLIN, 0};
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-        peer_health::heartbeat_interval);
-    poll(&p, 1, static_cast<int>(ms.count()));
+    return true;
   }
 
   launch_info launch_;
@@ -714,9 +784,16 @@ class ucx_transport final : public transport {
   std::unique_ptr<home_keys> keys_home_;
   peer_keys keys_;
   peer_health health_;
-  std::atomic<bool> fence_needed_{false};
+  // Writes and atomics posted so far, and how many of them the last fence
+  // covers (fence_if_needed).
+  std::atomic<std::uint64_t> ordered_posts_{0};
+  std::atomic<std::uint64_t> fenced_through_{0};
   std::mutex inbox_mutex_;
   std::deque<inbound> inbox_;
+  std::atomic<bool> progressing_{false};  // a thread is inside ucp_worker_progress
+  std::atomic<std::uint64_t> posts_{0};   // posted() calls so far
+  std::atomic<bool> sleeping_{false};     // the service thread sleeps, or is about to
+  int doorbell_ = -1;                     // eventfd: posted() wakes the service thread
   std::thread service_;
   std::atomic<bool> stopping_{false};
 };
