@@ -11,6 +11,7 @@
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/heap/program_headers.hpp"
+#include "runtime/transport/launch_info.hpp"
 
 namespace dstd::rt {
 
@@ -70,6 +71,7 @@ join_record describe_this_node(node_id self) {
     rec.exe_mtime_ns = static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000u +
                        static_cast<std::uint64_t>(st.st_mtim.tv_nsec);
   }
+  std::memcpy(rec.host, current_launch().host, sizeof rec.host);
   ssize_t n = readlink("/proc/self/exe", rec.exe_path, sizeof rec.exe_path - 1);
   rec.exe_path[n > 0 ? n : 0] = '\0';
   Dl_info info{};
@@ -94,9 +96,9 @@ void check_same_program(const std::vector<join_record>& all, node_id self) {
     if (what == nullptr) continue;
     ok = false;
     if (self == 0) {
-      warn("node %u (pid %u) %s than node 0: node 0 runs %s (build-id %s, loaded at %#lx), "
-           "node %u runs %s (build-id %s, loaded at %#lx)",
-           r.node, r.pid, what, first.exe_path,
+      warn("node %u (pid %u, host %.64s) %s than node 0: node 0 (host %.64s) runs %s "
+           "(build-id %s, loaded at %#lx), node %u runs %s (build-id %s, loaded at %#lx)",
+           r.node, r.pid, r.host, what, first.host, first.exe_path,
            hex(first.build_id, first.build_id_len).c_str(),
            static_cast<unsigned long>(first.exe_load_address), r.node, r.exe_path,
            hex(r.build_id, r.build_id_len).c_str(),
