@@ -10,6 +10,7 @@
 #include <string>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/kernel_sleep.hpp"
 #include "runtime/heap/program_headers.hpp"
 #include "runtime/transport/launch_info.hpp"
 
@@ -84,6 +85,7 @@ join_record describe_this_node(node_id self) {
 void check_same_program(const std::vector<join_record>& all, node_id self) {
   const join_record& first = all[0];
   bool ok = true;
+  bool explained = false;  // this node is the odd one and said so
   for (const join_record& r : all) {
     const char* what = nullptr;
     if (!same_binary(r, first)) {
@@ -95,17 +97,23 @@ void check_same_program(const std::vector<join_record>& all, node_id self) {
     }
     if (what == nullptr) continue;
     ok = false;
-    if (self == 0) {
-      warn("node %u (pid %u, host %.64s) %s than node 0: node 0 (host %.64s) runs %s "
-           "(build-id %s, loaded at %#lx), node %u runs %s (build-id %s, loaded at %#lx)",
-           r.node, r.pid, r.host, what, first.host, first.exe_path,
+    if (r.node == self) {
+      explained = true;
+      warn("this node (pid %u on host %.64s) %s than node 0 (on host %.64s): node 0 runs %s "
+           "(build-id %s, loaded at %#lx), this node runs %s (build-id %s, loaded at %#lx)",
+           r.pid, r.host, what, first.host, first.exe_path,
            hex(first.build_id, first.build_id_len).c_str(),
-           static_cast<unsigned long>(first.exe_load_address), r.node, r.exe_path,
+           static_cast<unsigned long>(first.exe_load_address), r.exe_path,
            hex(r.build_id, r.build_id_len).c_str(),
            static_cast<unsigned long>(r.exe_load_address));
     }
   }
-  if (!ok) fatal("every node must run the same program; stopping");
+  if (ok) return;
+  // The odd node explains itself (above). The others give it a second to:
+  // over a network transport, a node whose peer has exited may fail to
+  // connect to it and never get here.
+  if (!explained) kernel_sleep_ns(1'000'000'000);
+  fatal("every node must run the same program; stopping");
 }
 
 }  // namespace dstd::rt

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -29,13 +30,28 @@ int link_fd = -1;
 // dstdrun never writes on the lifeline: readable means closed or failed.
 void* watch_lifeline(void* arg) {
   const int fd = static_cast<int>(reinterpret_cast<std::intptr_t>(arg));
+  int error = 0;
   for (;;) {
     pollfd p{fd, POLLIN | POLLRDHUP, 0};
     if (poll(&p, 1, -1) < 0 && errno == EINTR) continue;
     char byte;
     const ssize_t n = recv(fd, &byte, 1, MSG_DONTWAIT);
     if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR))) continue;
+    error = n < 0 ? errno : 0;
     break;
+  }
+  // A failed connection is said on stderr (dstdrun may still read it); a
+  // closed one is dstdrun stopping the run, or gone: nothing to add. Then
+  // end as dstdrun's SIGTERM ends a local node.
+  if (error != 0) {
+    char line[256];
+    const int len = std::snprintf(line, sizeof line,
+                                  "dstd: node %u: lost the connection to dstdrun (%s); stopping\n",
+                                  current_node_env().self, std::strerror(error));
+    if (len > 0) {
+      ssize_t ignored = ::write(2, line, std::min(static_cast<std::size_t>(len), sizeof line - 1));
+      (void)ignored;
+    }
   }
   kill(getpid(), SIGTERM);
   kernel_sleep_ns(1'000'000'000);

@@ -99,7 +99,8 @@ bool status_reader::read_source(source& s, std::vector<status_event>& events) {
       // The pipe: no writer left (nodes and their children are gone). A
       // lifeline: the node's end closed, or the connection failed.
       if (s.node >= 0)
-        events.push_back({status_link_closed, static_cast<unsigned>(s.node),
+        events.push_back({n == 0 ? status_link_closed : status_link_failed,
+                          static_cast<unsigned>(s.node),
                           n == 0 ? "closed its connection to dstdrun without leaving"
                                  : std::string("lost its connection to dstdrun (") +
                                        std::strerror(errno) + ")"});

@@ -23,7 +23,8 @@ namespace dstd::launch {
 
 // Event kinds beside the contract's status_joined/_stats/_leaving.
 inline constexpr char status_link_up = '+';      // node's lifeline connected
-inline constexpr char status_link_closed = '-';  // ... ended (text: why)
+inline constexpr char status_link_closed = '-';  // ... closed by the node (text: why)
+inline constexpr char status_link_failed = '!';  // ... failed: keepalive, reset (text: why)
 
 struct status_event {
   char kind;

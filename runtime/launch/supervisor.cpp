@@ -195,10 +195,11 @@ void supervisor::drain_status() {
       if (auto fields = parse_stats_fields(e.text)) n.stats = std::move(*fields);
     } else if (e.kind == status_link_up) {
       n.link_open = true;
-    } else if (e.kind == status_link_closed) {
+    } else if (e.kind == status_link_closed || e.kind == status_link_failed) {
       n.link_open = false;
       if (!n.left) {
         n.link_lost = true;
+        n.link_failed = e.kind == status_link_failed;
         n.link_why = e.text;
         if (!n.reaped) n.settle_at = clock::now() + remote_settle;
       }
@@ -301,7 +302,10 @@ void supervisor::judge_exit(unsigned id, int wait_status) {
 }
 
 void supervisor::fail(unsigned id, int wait_status, const std::string& detail) {
-  report_failure(id, describe_end(wait_status) + detail);
+  std::string what = describe_end(wait_status) + detail;
+  // A node that lost its lifeline ends itself: say why it ended.
+  if (nodes_[id].link_failed) what += " after it " + nodes_[id].link_why;
+  report_failure(id, what);
   exit_status_ = failure_exit_status(wait_status);
   begin_stop();
 }

@@ -82,6 +82,7 @@ class supervisor {
     std::string host;
     bool link_open = false;
     bool link_lost = false;     // ended without "L"
+    bool link_failed = false;   // ... by an error (keepalive, reset), not closed
     std::string link_why;
     bool judge_pending = false;  // reaped, judged at settle_at
     int wait_status = 0;

@@ -22,16 +22,21 @@ namespace {
 const std::string fake_rsh = FAKE_RSH_PATH;
 const std::vector<std::string> ucx_env{"UCX_TLS=tcp"};
 
-// dstdrun with `args` between the remote options and PROGRAM ARGS.
-run_result on_hosts(std::vector<std::string> args, const std::vector<std::string>& program,
-                    run_options o = {}) {
-  std::vector<std::string> argv{DSTDRUN_PATH, "--rsh", fake_rsh, "--launcher-address",
-                                "127.0.0.1", "--timeout", "25"};
+// dstdrun --rsh RSH with `args` between the remote options and PROGRAM ARGS.
+run_result on_hosts_via(const std::string& rsh, const std::vector<std::string>& args,
+                        const std::vector<std::string>& program, run_options o = {}) {
+  std::vector<std::string> argv{DSTDRUN_PATH, "--rsh", rsh, "--launcher-address", "127.0.0.1",
+                                "--timeout", "25"};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), program.begin(), program.end());
   o.env.insert(o.env.end(), ucx_env.begin(), ucx_env.end());
   if (o.limit_s == 30) o.limit_s = 40;
   return run_process(argv, o);
+}
+
+run_result on_hosts(const std::vector<std::string>& args, const std::vector<std::string>& program,
+                    const run_options& o = {}) {
+  return on_hosts_via(fake_rsh, args, program, o);
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
@@ -152,13 +157,25 @@ TEST(DstdrunHosts, WrongTokenIsDropped) {
       "  bash -c \"exec 3<>/dev/tcp/${addr%:*}/${addr##*:}; printf 'badbadbad 1\\nJ 1\\n' >&3\";;\n"
       "esac\n"
       "exec sh -c \"$cmd\"");
-  const run_result r = run_process({DSTDRUN_PATH, "--rsh", rsh, "--launcher-address", "127.0.0.1",
-                                    "--timeout", "25", "--hosts", "h1,h2", node_fault(), "ok"},
-                                   run_options{40, ucx_env});
+  const run_result r = on_hosts_via(rsh, {"--hosts", "h1,h2"}, {node_fault(), "ok"});
   EXPECT_EQ(r.exit_code, 0) << describe(r);
   EXPECT_TRUE(contains(r.err, "dstdrun: dropped a connection from 127.0.0.1:")) << describe(r);
   EXPECT_TRUE(contains(r.err, ": wrong token")) << describe(r);
   EXPECT_TRUE(contains(r.out, "ok from node 0 of 2")) << describe(r);
+}
+
+// The same-binary check names the host of a node that runs another one
+// (here: h2's "copy" of the program is another program).
+TEST(DstdrunHosts, DifferentBinaryIsNamedWithItsHost) {
+  const std::string rsh = sh_script(
+      "cmd=\"$2\"\n"
+      "[ \"$1\" = h2 ] && cmd=$(printf '%s' \"$cmd\" | sed \"s|/node_fault'|/output_program'|\")\n"
+      "exec env -i PATH=/usr/bin:/bin sh -c \"$cmd\"");
+  const run_result r = on_hosts_via(rsh, {"--hosts", "h1,h2"}, {node_fault(), "ok"});
+  EXPECT_NE(r.exit_code, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstd: node 1: this node (pid ")) << describe(r);
+  EXPECT_TRUE(contains(r.err, " on host h2) runs a different binary than node 0 (on host h1): "))
+      << describe(r);
 }
 
 // Running (a zombie waiting for init counts as gone).
