@@ -87,10 +87,10 @@ void refuse_static_runtime_on_many_nodes(const node_env& env) {
 }
 
 void boot() {
+  connect_launcher_link();  // a remote node's lifeline, before anything can fail
   // Every setting is checked now, on every node, before anyone joins: a bad
   // value ends the run at its start, not when first used.
   current_settings();
-  connect_launcher_link();  // a remote node's lifeline, before anything can fail
   set_up_forwarded_output();
   register_runtime_handlers();
   chaos::configure_from_env();

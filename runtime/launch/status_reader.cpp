@@ -184,6 +184,14 @@ void status_reader::drop_silent_connections(clock::time_point now) {
   }
 }
 
+status_reader::clock::time_point status_reader::hello_deadline() const {
+  clock::time_point first = clock::time_point::max();
+  for (const source& s : sources_)
+    if (s.link && s.node < 0 && s.fd >= 0 && s.since + hello_timeout < first)
+      first = s.since + hello_timeout;
+  return first;
+}
+
 void status_reader::close_link(unsigned node) {
   for (source& s : sources_)
     if (s.node == static_cast<int>(node)) close_fd(s.fd);

@@ -53,6 +53,10 @@ class status_reader {
   // ignored.
   void drain(std::vector<status_event>& events);
 
+  // When the oldest unnamed connection must have said who it is (drain
+  // drops it then), or time_point::max().
+  std::chrono::steady_clock::time_point hello_deadline() const;
+
   // dstdrun ends node `node`'s lifeline (the node then ends itself).
   void close_link(unsigned node);
 

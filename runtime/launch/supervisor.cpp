@@ -115,6 +115,7 @@ int supervisor::poll_timeout_ms(clock::time_point now) const {
   }
   for (const node& n : nodes_)
     if (n.judge_pending || (n.link_lost && !n.reaped)) consider(n.settle_at);
+  consider(status_.hello_deadline());
   if (next == clock::time_point::max()) return -1;
   if (next <= now) return 0;
   // Round up so that we wake at or after the deadline, never just before.

@@ -131,6 +131,22 @@ TEST(DstdrunHosts, KilledRemoteNodeIsNamedWithItsHost) {
   EXPECT_LT(r.seconds, 8) << describe(r);
 }
 
+// A lifeline that ends without "L" is a dead node even while its rsh lives
+// on (here: the rsh outlives the killed node, as ssh may when the host is
+// unreachable).
+TEST(DstdrunHosts, LifelineEndingWithoutLeavingIsALostNode) {
+  const std::string rsh = sh_script(
+      "env -i PATH=/usr/bin:/bin sh -c \"$2\" &\n"
+      "wait $!\n"
+      "exec sleep 30");
+  const run_result r = on_hosts_via(rsh, {"--hosts", "h1:2,h2:2"}, {node_fault(), "kill", "3"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstdrun: node 3 (host h2) closed its connection to dstdrun "
+                              "without leaving; stopping the other 3 nodes"))
+      << describe(r);
+  EXPECT_LT(r.seconds, 5) << describe(r);
+}
+
 // The node's environment reaches it through the quoted command line.
 TEST(DstdrunHosts, RemoteNodesGetTheContractAndTheUsersSettings) {
   run_options o;
