@@ -71,10 +71,17 @@ std::string remote_host(const launch_options& opt, unsigned id) {
   return opt.node_hosts[id];
 }
 
-// Remote nodes connect back to dstdrun at `address`: a listener for their
+// Remote nodes run PROGRAM by its absolute path in dstdrun's working
+// directory, and connect back to dstdrun at `address`: a listener for their
 // lifelines, and the run's token. False with a message printed.
-bool listen_for_remote_nodes(const std::string& address, status_reader& status,
-                             node_launch& how) {
+bool prepare_remote_nodes(const std::string& address, status_reader& status, node_launch& how) {
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd) == nullptr) {
+    say("cannot find the working directory for the remote nodes: %s", std::strerror(errno));
+    return false;
+  }
+  how.cwd = cwd;
+  if (how.program_path[0] != '/') how.program_path = how.cwd + "/" + how.program_path;
   unsigned port = 0;
   std::string error;
   const int fd = listen_tcp(address, port, error);
@@ -133,16 +140,6 @@ int launch(const launch_options& opt) {
   if (!shm) wireup.start(opt.nodes);  // after the signal mask: the thread inherits it
   status_reader status(status_pipe[0], opt.nodes);
   node_launch how;
-  if (any_remote && !listen_for_remote_nodes(address, status, how)) return 1;
-  supervisor_config config;
-  config.program = opt.program;
-  config.timeout_s = opt.timeout_s;
-  config.join_timeout_s = opt.join_timeout_s;
-  config.tag_output = opt.tag_output;
-  config.stats = opt.stats;
-  config.stats_json = opt.stats_json;
-  supervisor sup(config, signals, status);
-
   how.program = opt.program;
   how.program_path = opt.program_path;
   how.args = opt.args;
@@ -158,15 +155,18 @@ int launch(const launch_options& opt) {
   how.output_to_tty = isatty(STDOUT_FILENO) == 1;
   how.launcher_pid = getpid();
   how.rsh = opt.rsh;
-  if (any_remote) {
-    char cwd[4096];
-    if (getcwd(cwd, sizeof cwd) == nullptr) {
-      say("cannot find the working directory for the remote nodes: %s", std::strerror(errno));
-      return 1;
-    }
-    how.cwd = cwd;
-    if (how.program_path[0] != '/') how.program_path = how.cwd + "/" + how.program_path;
-  }
+  if (any_remote && !prepare_remote_nodes(address, status, how)) return 1;
+
+  supervisor_config config;
+  config.program = opt.program;
+  config.program_path = how.program_path;
+  config.rsh = opt.rsh;
+  config.timeout_s = opt.timeout_s;
+  config.join_timeout_s = opt.join_timeout_s;
+  config.tag_output = opt.tag_output;
+  config.stats = opt.stats;
+  config.stats_json = opt.stats_json;
+  supervisor sup(config, signals, status);
 
   for (unsigned id = 0; id < opt.nodes; ++id) {
     int out[2] = {-1, -1};

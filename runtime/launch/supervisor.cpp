@@ -271,6 +271,12 @@ void supervisor::judge_exit(unsigned id, int wait_status) {
   if (!n.joined) {
     std::string detail = " before joining";
     if (normal && code == 0) detail += " (is " + config_.program + " linked with libdstd?)";
+    // What ssh and sh say with these (a remote node's status is its rsh's).
+    if (!n.host.empty() && normal && code == 255)
+      detail += " (status 255: could '" + config_.rsh + "' reach " + n.host +
+                " and log in without a password?)";
+    if (!n.host.empty() && normal && code == 127)
+      detail += " (status 127: is " + config_.program_path + " there, at the same path?)";
     fail(id, wait_status, detail);
     return;
   }

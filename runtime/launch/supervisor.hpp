@@ -38,7 +38,9 @@
 namespace dstd::launch {
 
 struct supervisor_config {
-  std::string program;  // for messages
+  std::string program;       // for messages
+  std::string program_path;  // ... about remote nodes: the path they run
+  std::string rsh;           // ... and how they were started (--rsh)
   double timeout_s = 0;  // 0: none
   double join_timeout_s = 30;
   bool tag_output = false;  // "[node k] " in front of every line

@@ -147,6 +147,32 @@ TEST(DstdrunHosts, LifelineEndingWithoutLeavingIsALostNode) {
   EXPECT_LT(r.seconds, 5) << describe(r);
 }
 
+// Nodes on localhost are forked here as without --hosts (named by pid),
+// the others started through the rsh (named by host).
+TEST(DstdrunHosts, LocalhostNodesAreForkedHere) {
+  const run_result r = on_hosts({"--hosts", "localhost:2,h2:2"}, {node_fault(), "kill", "1"});
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL) << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstdrun: node 1 (pid ")) << describe(r);
+  const run_result remote = on_hosts({"--hosts", "localhost:2,h2:2"}, {node_fault(), "kill", "2"});
+  EXPECT_TRUE(contains(remote.err, "dstdrun: node 2 (host h2) was killed")) << describe(remote);
+}
+
+// An rsh that cannot reach the host (ssh's status 255), a program missing
+// there (sh's 127): said with a hint.
+TEST(DstdrunHosts, RshFailuresGetAHint) {
+  const run_result unreachable =
+      on_hosts_via(sh_script("exit 255"), {"--hosts", "h1,h2"}, {node_fault(), "ok"});
+  EXPECT_EQ(unreachable.exit_code, 255) << describe(unreachable);
+  EXPECT_TRUE(contains(unreachable.err, " before joining (status 255: could '"))
+      << describe(unreachable);
+  const run_result missing =
+      on_hosts_via(sh_script("exit 127"), {"--hosts", "h1,h2"}, {node_fault(), "ok"});
+  EXPECT_EQ(missing.exit_code, 127) << describe(missing);
+  EXPECT_TRUE(contains(missing.err, " before joining (status 127: is " + node_fault() +
+                                        " there, at the same path?)"))
+      << describe(missing);
+}
+
 // The node's environment reaches it through the quoted command line.
 TEST(DstdrunHosts, RemoteNodesGetTheContractAndTheUsersSettings) {
   run_options o;
