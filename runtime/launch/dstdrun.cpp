@@ -157,15 +157,14 @@ int launch(const launch_options& opt) {
   how.rsh = opt.rsh;
   if (any_remote && !prepare_remote_nodes(address, status, how)) return 1;
 
-  supervisor_config config;
-  config.program = opt.program;
-  config.program_path = how.program_path;
-  config.rsh = opt.rsh;
-  config.timeout_s = opt.timeout_s;
-  config.join_timeout_s = opt.join_timeout_s;
-  config.tag_output = opt.tag_output;
-  config.stats = opt.stats;
-  config.stats_json = opt.stats_json;
+  const supervisor_config config{.program = opt.program,
+                                 .program_path = how.program_path,
+                                 .rsh = opt.rsh,
+                                 .timeout_s = opt.timeout_s,
+                                 .join_timeout_s = opt.join_timeout_s,
+                                 .tag_output = opt.tag_output,
+                                 .stats = opt.stats,
+                                 .stats_json = opt.stats_json};
   supervisor sup(config, signals, status);
 
   for (unsigned id = 0; id < opt.nodes; ++id) {
