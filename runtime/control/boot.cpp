@@ -165,8 +165,10 @@ void report_stats_if_asked() {
   report_stats_if_asked();
   trace::write_at_exit();
   tell_launcher(launch::status_leaving);
-  std::fflush(stdout);
-  std::fflush(stderr);
+  // Every stream, named by nothing of the program's: node 0 may be gone by
+  // now, and `stdout` itself is the executable's (a copy relocation in its
+  // .bss, shared and homed at node 0), which a fault could not fetch.
+  std::fflush(nullptr);
   _exit(0);
 }
 
