@@ -50,6 +50,12 @@ bool route_source(const std::string& host, std::string& address, std::string& er
 bool choose_launcher_address(const std::string& given, const std::vector<std::string>& node_hosts,
                              std::string& address, std::string& error) {
   if (!given.empty()) {
+    in_addr parsed{};
+    if (inet_pton(AF_INET, given.c_str(), &parsed) != 1) {
+      error = "the launcher address '" + given + "' (--launcher-address or " +
+              "DSTD_LAUNCHER_ADDRESS) is not a numeric IPv4 address";
+      return false;
+    }
     address = given;
     return true;
   }

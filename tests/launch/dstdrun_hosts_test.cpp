@@ -111,6 +111,15 @@ TEST(DstdrunHosts, UnresolvableHostWithoutLauncherAddress) {
   EXPECT_TRUE(contains(r.err, "--launcher-address")) << describe(r);
 }
 
+TEST(DstdrunHosts, LauncherAddressMustBeNumeric) {
+  const run_result r = run_process({DSTDRUN_PATH, "--rsh", fake_rsh, "--launcher-address",
+                                    "localhost", "--hosts", "h1,h2", node_fault(), "ok"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_TRUE(contains(r.err, "dstdrun: the launcher address 'localhost' (--launcher-address or "
+                              "DSTD_LAUNCHER_ADDRESS) is not a numeric IPv4 address"))
+      << describe(r);
+}
+
 // Output of remote nodes comes back through the rsh's pipes, tagged.
 TEST(DstdrunHosts, RemoteOutputIsTagged) {
   const run_result r =
