@@ -168,16 +168,16 @@ int launch(const launch_options& opt) {
   supervisor sup(config, signals, status);
 
   for (unsigned id = 0; id < opt.nodes; ++id) {
+    const std::string host = remote_host(opt, id);
     int out[2] = {-1, -1};
     int err[2] = {-1, -1};
     if (!make_pipe(out) || !make_pipe(err)) {
       const int e = errno;
       close_fd(out[0]);
       close_fd(out[1]);
-      sup.start_failed(id, e);
+      sup.start_failed(id, host, e);
       break;
     }
-    const std::string host = remote_host(opt, id);
     const pid_t pid = start_node(how, id, host, node_output{out[1], err[1]});
     const int fork_errno = errno;
     close_fd(out[1]);
@@ -185,7 +185,7 @@ int launch(const launch_options& opt) {
     if (pid < 0) {
       close_fd(out[0]);
       close_fd(err[0]);
-      sup.start_failed(id, fork_errno);
+      sup.start_failed(id, host, fork_errno);
       break;
     }
     sup.add_node(pid, out[0], err[0], host);

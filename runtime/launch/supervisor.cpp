@@ -62,9 +62,10 @@ void supervisor::add_node(pid_t pid, int out_fd, int err_fd, const std::string& 
   ++alive_;
 }
 
-void supervisor::start_failed(unsigned id, int err) {
-  say("cannot start node %u: %s; stopping the %u %s already started", id, std::strerror(err),
-      alive_, nodes_word(alive_));
+void supervisor::start_failed(unsigned id, const std::string& remote_host, int err) {
+  const std::string where = remote_host.empty() ? "" : " (host " + remote_host + ")";
+  say("cannot start node %u%s: %s; stopping the %u %s already started", id, where.c_str(),
+      std::strerror(err), alive_, nodes_word(alive_));
   exit_status_ = 1;
   begin_stop();
 }

@@ -59,8 +59,9 @@ class supervisor {
   // when it runs elsewhere through --rsh, else "".
   void add_node(pid_t pid, int out_fd, int err_fd, const std::string& remote_host = "");
 
-  // Starting node `id` failed: report it and stop the nodes started so far.
-  void start_failed(unsigned id, int err);
+  // Starting node `id` (on `remote_host`, or "") failed: report it and stop
+  // the nodes started so far.
+  void start_failed(unsigned id, const std::string& remote_host, int err);
 
   // Supervises until every node is gone (or cannot be reaped in time);
   // returns dstdrun's exit status.
