@@ -13,7 +13,13 @@
 //   DSTD_TRANSPORT        the backend: "shm" (runtime/transport/backend.hpp)
 //   DSTD_PARTITION_BYTES  bytes of global address space homed at each node
 //   DSTD_JOIN_TIMEOUT_MS  how long a node waits for its peers at rendezvous
-//   DSTD_LAUNCH_FD        write end of the status pipe (see below)
+//   DSTD_LAUNCH_FD        write end of the status pipe (see below); a node
+//                         on another host (dstdrun --hosts) has none, but
+//   DSTD_LAUNCH_ADDR      HOST:PORT where it connects to dstdrun instead (its
+//                         lifeline, below), sending first
+//   DSTD_LAUNCH_TOKEN     the run's secret (32 hex digits): "<token> <id>\n"
+//   DSTD_HOST             the host name dstdrun used for the node (remote
+//                         nodes; messages name it), else the node's hostname
 //   DSTD_SHM_CONTROL_FD   shm transport: control segment (rings, join slots)
 //   DSTD_SHM_HEAP_FD      shm transport: memfd backing every partition
 //   DSTD_WIREUP           network transports (ucx): HOST:PORT of dstdrun's
@@ -43,6 +49,12 @@
 //   "L <id>\n"  leaving cleanly at the end of the program
 // A node that exits without "L" while node 0 still runs has failed, even
 // with exit status 0; a node that never writes "J" never joined.
+//
+// Lifeline (remote nodes): the same lines go over the TCP connection to
+// DSTD_LAUNCH_ADDR, after the hello line. The connection closing without
+// "L" means the node is dead, as a pipe's end does; when dstdrun's side
+// closes, the node ends itself (as PR_SET_PDEATHSIG makes a local node
+// die with dstdrun). Both sides set TCP keepalive (tcp_keepalive.hpp).
 #pragma once
 
 #include <string>
@@ -61,6 +73,9 @@ inline constexpr const char* env_output_to_tty = "DSTD_OUTPUT_TO_TTY";
 inline constexpr const char* env_stats = "DSTD_STATS";
 inline constexpr const char* env_trace = "DSTD_TRACE";
 inline constexpr const char* env_wireup = "DSTD_WIREUP";
+inline constexpr const char* env_launch_addr = "DSTD_LAUNCH_ADDR";
+inline constexpr const char* env_launch_token = "DSTD_LAUNCH_TOKEN";
+inline constexpr const char* env_host = "DSTD_HOST";
 inline constexpr const char* env_test_keep_aslr = "DSTD_TEST_KEEP_ASLR";
 
 // A trace part holds a node's events as JSON objects separated by ",\n";

@@ -26,6 +26,7 @@
 #include "runtime/control/fork_guard.hpp"
 #include "runtime/control/forwarded_output.hpp"
 #include "runtime/control/identity.hpp"
+#include "runtime/control/launcher_link.hpp"
 #include "runtime/control/node_counters.hpp"
 #include "runtime/control/node_env.hpp"
 #include "runtime/control/placement.hpp"
@@ -54,16 +55,13 @@ transport* node_transport = nullptr;
 bool node_booted = false;
 std::atomic<std::uint32_t> shutdown_requested{0};
 
-// One status-pipe line, "<what> <id><rest>" (launch_contract.hpp), in one
+// One status line, "<what> <id><rest>" (launch_contract.hpp), in one
 // write (< PIPE_BUF, so it arrives whole).
 void tell_launcher(char what, const char* rest = "") {
-  const node_env& env = current_node_env();
-  if (env.launch_fd < 0) return;
   char line[1100];
-  const int n = std::snprintf(line, sizeof line, "%c %u%s\n", what, env.self, rest);
+  const int n = std::snprintf(line, sizeof line, "%c %u%s\n", what, current_node_env().self, rest);
   if (n < 0 || static_cast<std::size_t>(n) >= sizeof line) return;
-  ssize_t ignored = ::write(env.launch_fd, line, static_cast<std::size_t>(n));
-  (void)ignored;
+  send_status_line(line, static_cast<std::size_t>(n));
 }
 
 // A forked child has a private copy of global memory (fork_guard.hpp); it
@@ -73,6 +71,7 @@ void on_fork_child() {
   node_transport = nullptr;
   node_booted = false;
   drop_remote_frees();
+  drop_launcher_link_in_child();
 }
 
 // A static libdstd puts the runtime's own variables in the program's static
@@ -88,6 +87,7 @@ void refuse_static_runtime_on_many_nodes(const node_env& env) {
 }
 
 void boot() {
+  connect_launcher_link();  // a remote node's lifeline, before anything can fail
   // Every setting is checked now, on every node, before anyone joins: a bad
   // value ends the run at its start, not when first used.
   current_settings();
@@ -95,7 +95,7 @@ void boot() {
   register_runtime_handlers();
   chaos::configure_from_env();
   const node_env& env = current_node_env();
-  trace::configure_from_env(env.self, env.launch_fd >= 0);
+  trace::configure_from_env(env.self, env.has_launcher);
   if (env.launched && env.nodes > 1 && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE)) {
     fatal("address-space randomization is on for this node%s; the nodes of a run must share "
           "addresses: start the program with dstdrun, or let it re-execute itself with "
@@ -150,7 +150,7 @@ void report_stats_if_asked() {
   char fields[1024];  // 17 fields of at most 43 characters fit
   format_stats_fields(fields, sizeof fields);
   const node_env& env = current_node_env();
-  if (env.launch_fd < 0) {
+  if (!env.has_launcher) {
     std::fprintf(stderr, "dstd stats: node %u:%s\n", env.self, fields);
   } else {
     tell_launcher(launch::status_stats, fields);
@@ -165,8 +165,10 @@ void report_stats_if_asked() {
   report_stats_if_asked();
   trace::write_at_exit();
   tell_launcher(launch::status_leaving);
-  std::fflush(stdout);
-  std::fflush(stderr);
+  // Every stream, named by nothing of the program's: node 0 may be gone by
+  // now, and `stdout` itself is the executable's (a copy relocation in its
+  // .bss, shared and homed at node 0), which a fault could not fetch.
+  std::fflush(nullptr);
   _exit(0);
 }
 

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "runtime/common/fatal.hpp"
+#include "runtime/common/kernel_sleep.hpp"
 #include "runtime/heap/program_headers.hpp"
+#include "runtime/transport/launch_info.hpp"
 
 namespace dstd::rt {
 
@@ -70,6 +72,7 @@ join_record describe_this_node(node_id self) {
     rec.exe_mtime_ns = static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1000000000u +
                        static_cast<std::uint64_t>(st.st_mtim.tv_nsec);
   }
+  std::memcpy(rec.host, current_launch().host, sizeof rec.host);
   ssize_t n = readlink("/proc/self/exe", rec.exe_path, sizeof rec.exe_path - 1);
   rec.exe_path[n > 0 ? n : 0] = '\0';
   Dl_info info{};
@@ -82,6 +85,7 @@ join_record describe_this_node(node_id self) {
 void check_same_program(const std::vector<join_record>& all, node_id self) {
   const join_record& first = all[0];
   bool ok = true;
+  bool explained = false;  // this node is the odd one and said so
   for (const join_record& r : all) {
     const char* what = nullptr;
     if (!same_binary(r, first)) {
@@ -93,17 +97,23 @@ void check_same_program(const std::vector<join_record>& all, node_id self) {
     }
     if (what == nullptr) continue;
     ok = false;
-    if (self == 0) {
-      warn("node %u (pid %u) %s than node 0: node 0 runs %s (build-id %s, loaded at %#lx), "
-           "node %u runs %s (build-id %s, loaded at %#lx)",
-           r.node, r.pid, what, first.exe_path,
+    if (r.node == self) {
+      explained = true;
+      warn("this node (pid %u on host %.64s) %s than node 0 (on host %.64s): node 0 runs %s "
+           "(build-id %s, loaded at %#lx), this node runs %s (build-id %s, loaded at %#lx)",
+           r.pid, r.host, what, first.host, first.exe_path,
            hex(first.build_id, first.build_id_len).c_str(),
-           static_cast<unsigned long>(first.exe_load_address), r.node, r.exe_path,
+           static_cast<unsigned long>(first.exe_load_address), r.exe_path,
            hex(r.build_id, r.build_id_len).c_str(),
            static_cast<unsigned long>(r.exe_load_address));
     }
   }
-  if (!ok) fatal("every node must run the same program; stopping");
+  if (ok) return;
+  // The odd node explains itself (above). The others give it a second to:
+  // over a network transport, a node whose peer has exited may fail to
+  // connect to it and never get here.
+  if (!explained) kernel_sleep_ns(1'000'000'000);
+  fatal("every node must run the same program; stopping");
 }
 
 }  // namespace dstd::rt

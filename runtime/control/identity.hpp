@@ -15,7 +15,8 @@ namespace dstd::rt {
 
 join_record describe_this_node(node_id self);
 
-// Fails the node (node 0 explains) unless every record matches node 0's.
+// Fails the node unless every record matches node 0's. A node that differs
+// names itself and its host; the others wait a second first, so that it can.
 void check_same_program(const std::vector<join_record>& all, node_id self);
 
 }  // namespace dstd::rt

@@ -2,6 +2,7 @@
 #include "runtime/control/node_env.hpp"
 
 #include "runtime/common/env.hpp"
+#include "runtime/common/fatal.hpp"
 #include "runtime/common/launch_contract.hpp"
 
 namespace dstd::rt {
@@ -18,7 +19,15 @@ node_env parse() {
   if (!env.launched) return env;
   env.join_timeout_ms =
       static_cast<unsigned>(env::required_number(launch::env_join_timeout_ms, 1, 3600000));
-  env.launch_fd = static_cast<int>(env::required_number(launch::env_launch_fd, 0, 1 << 20));
+  env.launch_addr = env::text(launch::env_launch_addr);
+  if (env.launch_addr != nullptr) {
+    env.launch_token = env::text(launch::env_launch_token);
+    if (env.launch_token == nullptr) fatal("%s is set but %s is not", launch::env_launch_addr,
+                                           launch::env_launch_token);
+  } else {
+    env.launch_fd = static_cast<int>(env::required_number(launch::env_launch_fd, 0, 1 << 20));
+  }
+  env.has_launcher = true;
   env.output_forwarded = true;
   env.output_to_tty = env::required_number(launch::env_output_to_tty, 0, 1) == 1;
   return env;

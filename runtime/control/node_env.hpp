@@ -20,7 +20,10 @@ struct node_env {
   std::uint64_t partition_bytes = 0;
   // Control's own.
   unsigned join_timeout_ms = 30000;
-  int launch_fd = -1;  // status pipe to dstdrun
+  int launch_fd = -1;  // status pipe to dstdrun (a local node)
+  const char* launch_addr = nullptr;   // a remote node: its lifeline (launcher_link.hpp)
+  const char* launch_token = nullptr;  // ... and the run's token
+  bool has_launcher = false;           // status lines go to dstdrun one way or the other
   bool output_forwarded = false;  // stdout/stderr are dstdrun's line pipes
   bool output_to_tty = false;     // ... which it writes to a terminal
 };

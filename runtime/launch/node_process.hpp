@@ -1,4 +1,5 @@
-// Starting one node process: fork, prepare the child, exec PROGRAM.
+// Starting one node process: fork, prepare the child, exec PROGRAM (or,
+// for a node on another host, exec --rsh, which starts PROGRAM there).
 //
 // Why a file of its own: everything a node inherits from dstdrun is decided
 // here, between fork and exec: its signal state, that it dies with dstdrun
@@ -32,6 +33,11 @@ struct node_launch {
   int devnull_fd = -1;       // stdin of nodes other than 0
   bool output_to_tty = false;  // dstdrun's stdout is a terminal
   pid_t launcher_pid = 0;
+  // Remote nodes (--hosts): how to reach them and how they reach dstdrun.
+  std::string rsh;           // --rsh CMD
+  std::string cwd;           // dstdrun's working directory: the nodes' too
+  std::string launch_addr;   // HOST:PORT of the lifeline listener
+  std::string launch_token;  // DSTD_LAUNCH_TOKEN
 };
 
 // Where node output goes: -1 means "inherit dstdrun's".
@@ -40,9 +46,11 @@ struct node_output {
   int err_fd = -1;
 };
 
-// Starts node `id`. Returns its pid, or -1 with errno set when fork fails.
-// If exec fails the child prints "dstdrun: cannot run PROGRAM: <reason>" and
-// exits with status 127.
-pid_t start_node(const node_launch& launch, unsigned id, node_output output);
+// Starts node `id`: here, or on `host` through --rsh when it is not "". Returns the pid of
+// the node (or of the rsh process that runs it remotely), or -1 with errno
+// set when fork fails. If exec fails the child prints "dstdrun: cannot run
+// PROGRAM: <reason>" and exits with status 127.
+pid_t start_node(const node_launch& launch, unsigned id, const std::string& host,
+                 node_output output);
 
 }  // namespace dstd::launch

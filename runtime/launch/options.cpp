@@ -10,6 +10,7 @@
 #include "runtime/common/layout.hpp"
 #include "runtime/launch/diag.hpp"
 #include "runtime/launch/fd_io.hpp"
+#include "runtime/launch/host_list.hpp"
 #include "runtime/launch/program_path.hpp"
 #include "runtime/transport/backend.hpp"
 
@@ -34,11 +35,22 @@ const char* const help_text =
     "says which node failed and how. The exit status is the program's.\n"
     "\n"
     "options:\n"
-    "  -n, --nodes N          number of nodes, 1..64 (required)\n"
+    "  -n, --nodes N          number of nodes, 1..64 (required without --hosts)\n"
     "  --transport NAME       how nodes talk: shm (default: shared memory, one\n"
     "                         host) or ucx (UCX: TCP, RDMA or shared memory, as\n"
-    "                         UCX_TLS and UCX_NET_DEVICES select); verbs is not\n"
-    "                         implemented yet\n"
+    "                         UCX_TLS and UCX_NET_DEVICES select; the default\n"
+    "                         with --hosts); verbs is not implemented yet\n"
+    "  --hosts H1[:S],H2[:S]  run the nodes on these hosts, S slots each (default\n"
+    "                         1), in order: H1's slots first; -n defaults to the\n"
+    "                         total; a host other than localhost or this one is\n"
+    "                         reached with ssh\n"
+    "  --hostfile FILE        the hosts from FILE: a line per host, 'HOST',\n"
+    "                         'HOST:S' or 'HOST slots=S'; '#' starts a comment\n"
+    "  --rsh CMD              start remote nodes with CMD HOST COMMAND (default\n"
+    "                         ssh; CMD is split at spaces)\n"
+    "  --launcher-address A   the IPv4 address remote nodes reach dstdrun at\n"
+    "                         (default: $DSTD_LAUNCHER_ADDRESS, else this host's\n"
+    "                         address on the route to the first remote host)\n"
     "  --tag-output           prefix each output line of node k with \"[node k] \"\n"
     "  --stats[=table]        print the nodes' counters (faults, pages fetched,\n"
     "                         diff bytes, messages, ...) when the program ends:\n"
@@ -116,6 +128,34 @@ parse_outcome check_partition(std::string_view value, const char* source, unsign
   return parse_outcome::run;
 }
 
+// --hosts SPEC or --hostfile FILE: the host of every node, -n's default and
+// check, and the transport (ucx unless given; shm only when all are local).
+parse_outcome place_on_hosts(const std::string& spec, const std::string& file, bool have_nodes,
+                             bool have_transport, launch_options& out) {
+  std::vector<host_slots> hosts;
+  std::string error;
+  if (!(spec.empty() ? read_hostfile(file, hosts, error) : parse_hosts_spec(spec, hosts, error)))
+    return usage_error(error);
+  const unsigned slots = total_slots(hosts);
+  const std::string source = spec.empty() ? "the host file " + file : "--hosts " + spec;
+  if (!have_nodes) {
+    if (slots > layout::max_nodes)
+      return usage_error(source + " has " + std::to_string(slots) + " slots; at most " +
+                         std::to_string(layout::max_nodes) + " nodes are supported (use -n)");
+    out.nodes = slots;
+  } else if (out.nodes > slots) {
+    return usage_error("-n " + std::to_string(out.nodes) + " is more than the " +
+                       std::to_string(slots) + " slots of " + source);
+  }
+  out.node_hosts = place_nodes(hosts, out.nodes);
+  if (!have_transport) out.transport = "ucx";
+  for (const std::string& h : out.node_hosts)
+    if (out.transport == "shm" && !is_local_host(h))
+      return usage_error("--transport shm cannot start nodes on host " + h +
+                         ": shm runs on one host; use --transport ucx");
+  return parse_outcome::run;
+}
+
 }  // namespace
 
 const char* usage_text() { return help_text; }
@@ -123,6 +163,9 @@ const char* usage_text() { return help_text; }
 parse_outcome parse_options(int argc, const char* const* argv, const char* partition_gb_env,
                             launch_options& out) {
   bool have_nodes = false;
+  bool have_transport = false;
+  std::string hosts_spec;  // --hosts
+  std::string hostfile;    // --hostfile
   std::string partition_arg;
   bool have_partition_arg = false;
 
@@ -211,6 +254,21 @@ parse_outcome parse_options(int argc, const char* const* argv, const char* parti
         return usage_error("unknown transport '" + std::string(value) + "' (known: " +
                            dstd::rt::known_transports + ")");
       out.transport = std::string(value);
+      have_transport = true;
+    } else if (name == "--hosts" || name == "--hostfile") {
+      if (!take_value() || value.empty())
+        return usage_error("option " + name_s + (name == "--hosts" ? " needs HOST[:SLOTS],..." : " needs a file name"));
+      if (!hosts_spec.empty() || !hostfile.empty())
+        return usage_error("give the hosts once: --hosts or --hostfile");
+      (name == "--hosts" ? hosts_spec : hostfile) = std::string(value);
+    } else if (name == "--rsh") {
+      if (!take_value() || value.find_first_not_of(" \t") == std::string_view::npos)
+        return usage_error("option --rsh needs a command");
+      out.rsh = std::string(value);
+    } else if (name == "--launcher-address") {
+      if (!take_value() || value.empty())
+        return usage_error("option --launcher-address needs an IPv4 address");
+      out.launcher_address = std::string(value);
     } else if (name == "--timeout" || name == "--join-timeout") {
       if (!take_value()) return usage_error("option " + name_s + " needs a number of seconds");
       double s = 0;
@@ -228,7 +286,12 @@ parse_outcome parse_options(int argc, const char* const* argv, const char* parti
     ++i;
   }
 
-  if (!have_nodes) return usage_error("the number of nodes is required (-n N)");
+  if (!hosts_spec.empty() || !hostfile.empty()) {
+    if (place_on_hosts(hosts_spec, hostfile, have_nodes, have_transport, out) != parse_outcome::run)
+      return parse_outcome::exit_usage;
+  } else if (!have_nodes) {
+    return usage_error("the number of nodes is required (-n N)");
+  }
   if (i >= argc) return usage_error("no program given");
 
   if (have_partition_arg) {

@@ -25,6 +25,11 @@ struct launch_options {
   std::string program;       // PROGRAM as the user wrote it
   std::string program_path;  // where it was found (PATH search done)
   std::vector<std::string> args;  // argv of the nodes; args[0] == program
+  // --hosts / --hostfile: the host of each node ("" for every node without
+  // them); a node on a host that is_local_host() is forked here.
+  std::vector<std::string> node_hosts;
+  std::string rsh = "ssh";        // --rsh CMD: run as CMD... HOST COMMAND
+  std::string launcher_address;   // --launcher-address (else DSTD_LAUNCHER_ADDRESS)
 };
 
 enum class parse_outcome {

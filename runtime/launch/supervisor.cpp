@@ -31,6 +31,9 @@ constexpr auto reap_after_kill = std::chrono::seconds(1);
 // the peer they miss; dstdrun's own deadline comes this much later so that
 // their more precise message wins when both would fire.
 constexpr auto join_grace = std::chrono::seconds(1);
+// A remote node's rsh exit and its lifeline's end wait this long for each
+// other (see supervisor.hpp).
+constexpr auto remote_settle = std::chrono::milliseconds(500);
 
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -46,10 +49,11 @@ supervisor::supervisor(const supervisor_config& config, launch_signals& signals,
   if (config_.timeout_s > 0) run_deadline_ = start_ + seconds(config_.timeout_s);
 }
 
-void supervisor::add_node(pid_t pid, int out_fd, int err_fd) {
+void supervisor::add_node(pid_t pid, int out_fd, int err_fd, const std::string& remote_host) {
   const auto id = static_cast<unsigned>(nodes_.size());
   node& n = nodes_.emplace_back();
   n.pid = pid;
+  n.host = remote_host;
   n.out_fd = out_fd;
   n.err_fd = err_fd;
   const std::string prefix = config_.tag_output ? "[node " + std::to_string(id) + "] " : "";
@@ -58,9 +62,10 @@ void supervisor::add_node(pid_t pid, int out_fd, int err_fd) {
   ++alive_;
 }
 
-void supervisor::start_failed(unsigned id, int err) {
-  say("cannot start node %u: %s; stopping the %u %s already started", id, std::strerror(err),
-      alive_, nodes_word(alive_));
+void supervisor::start_failed(unsigned id, const std::string& remote_host, int err) {
+  const std::string where = remote_host.empty() ? "" : " (host " + remote_host + ")";
+  say("cannot start node %u%s: %s; stopping the %u %s already started", id, where.c_str(),
+      std::strerror(err), alive_, nodes_word(alive_));
   exit_status_ = 1;
   begin_stop();
 }
@@ -73,7 +78,7 @@ int supervisor::run() {
 
     fds.clear();
     fds.push_back({signals_.fd(), POLLIN, 0});
-    if (status_.fd() >= 0) fds.push_back({status_.fd(), POLLIN, 0});
+    status_.poll_fds(fds);
     for (node& n : nodes_) {
       if (n.out_fd >= 0) fds.push_back({n.out_fd, POLLIN, 0});
       if (n.err_fd >= 0) fds.push_back({n.err_fd, POLLIN, 0});
@@ -90,6 +95,7 @@ int supervisor::run() {
     drain_status();
     if (ready > 0) drain_output(0);  // one read per pipe
     reap();
+    settle_remote(clock::now());
   }
   finish_output();
   report_stats();
@@ -108,6 +114,9 @@ int supervisor::poll_timeout_ms(clock::time_point now) const {
     if (!killed_) consider(kill_at_);
     consider(give_up_at_);
   }
+  for (const node& n : nodes_)
+    if (n.judge_pending || (n.link_lost && !n.reaped)) consider(n.settle_at);
+  consider(status_.hello_deadline());
   if (next == clock::time_point::max()) return -1;
   if (next <= now) return 0;
   // Round up so that we wake at or after the deadline, never just before.
@@ -128,8 +137,7 @@ void supervisor::check_deadlines(clock::time_point now) {
         for (unsigned id = 0; id < nodes_.size(); ++id) {
           const node& n = nodes_[id];
           if (!n.joined && !n.reaped)
-            say("node %u (pid %d) did not join within %g s", id, static_cast<int>(n.pid),
-                config_.join_timeout_s);
+            say("%s did not join within %g s", label(id).c_str(), config_.join_timeout_s);
         }
         exit_status_ = 1;
         begin_stop();
@@ -138,10 +146,9 @@ void supervisor::check_deadlines(clock::time_point now) {
     case phase::winding_down:
       if (now >= wind_down_deadline_) {
         for (unsigned id = 0; id < nodes_.size(); ++id) {
-          node& n = nodes_[id];
-          if (n.reaped) continue;
-          kill(n.pid, SIGKILL);
-          say("node %u did not stop after the program ended; killed it", id);
+          if (nodes_[id].reaped) continue;
+          stop_node(id, SIGKILL);
+          say("%s did not stop after the program ended; killed it", label(id, false).c_str());
         }
         phase_ = phase::stopping;
         killed_ = true;
@@ -155,10 +162,8 @@ void supervisor::check_deadlines(clock::time_point now) {
       }
       if (now >= give_up_at_) {
         for (unsigned id = 0; id < nodes_.size(); ++id) {
-          const node& n = nodes_[id];
-          if (!n.reaped)
-            say("node %u (pid %d) did not end even after SIGKILL; leaving it behind", id,
-                static_cast<int>(n.pid));
+          if (!nodes_[id].reaped)
+            say("%s did not end even after SIGKILL; leaving it behind", label(id).c_str());
         }
         gave_up_ = true;
       }
@@ -190,6 +195,16 @@ void supervisor::drain_status() {
       n.left = true;
     } else if (e.kind == status_stats) {
       if (auto fields = parse_stats_fields(e.text)) n.stats = std::move(*fields);
+    } else if (e.kind == status_link_up) {
+      n.link_open = true;
+    } else if (e.kind == status_link_closed || e.kind == status_link_failed) {
+      n.link_open = false;
+      if (!n.left) {
+        n.link_lost = true;
+        n.link_failed = e.kind == status_link_failed;
+        n.link_why = e.text;
+        if (!n.reaped) n.settle_at = clock::now() + remote_settle;
+      }
     }
   }
 }
@@ -218,7 +233,34 @@ void supervisor::reap() {
   // reaped all of that is in the pipes: read it before judging the exit.
   drain_status();
   drain_output(1 << 20);
-  for (const ended& e : exits) judge_exit(e.id, e.status);
+  for (const ended& e : exits) {
+    node& n = nodes_[e.id];
+    if (n.host.empty() || !n.link_open) {
+      judge_exit(e.id, e.status);
+    } else {  // its lifeline may still bring its last lines
+      n.judge_pending = true;
+      n.wait_status = e.status;
+      n.settle_at = clock::now() + remote_settle;
+    }
+  }
+}
+
+// Remote nodes whose rsh exited (judged once the lifeline ended too, or
+// after remote_settle), and lifelines lost while the rsh still runs.
+void supervisor::settle_remote(clock::time_point now) {
+  for (unsigned id = 0; id < nodes_.size(); ++id) {
+    node& n = nodes_[id];
+    if (n.judge_pending && (!n.link_open || now >= n.settle_at)) {
+      n.judge_pending = false;
+      judge_exit(id, n.wait_status);
+    } else if (n.link_lost && !n.reaped && now >= n.settle_at) {
+      n.link_lost = false;  // said once
+      if (phase_ != phase::running) continue;  // stopping, or leaving after the program
+      report_failure(id, n.link_why);
+      exit_status_ = 1;
+      begin_stop();
+    }
+  }
 }
 
 void supervisor::judge_exit(unsigned id, int wait_status) {
@@ -230,6 +272,12 @@ void supervisor::judge_exit(unsigned id, int wait_status) {
   if (!n.joined) {
     std::string detail = " before joining";
     if (normal && code == 0) detail += " (is " + config_.program + " linked with libdstd?)";
+    // What ssh and sh say with these (a remote node's status is its rsh's).
+    if (!n.host.empty() && normal && code == 255)
+      detail += " (status 255: could '" + config_.rsh + "' reach " + n.host +
+                " and log in without a password?)";
+    if (!n.host.empty() && normal && code == 127)
+      detail += " (status 127: is " + config_.program_path + " there, at the same path?)";
     fail(id, wait_status, detail);
     return;
   }
@@ -262,15 +310,38 @@ void supervisor::judge_exit(unsigned id, int wait_status) {
 }
 
 void supervisor::fail(unsigned id, int wait_status, const std::string& detail) {
-  const node& n = nodes_[id];
-  const std::string how = describe_end(wait_status);
-  if (alive_ == 0)
-    say("node %u (pid %d) %s%s", id, static_cast<int>(n.pid), how.c_str(), detail.c_str());
-  else
-    say("node %u (pid %d) %s%s; stopping the other %u %s", id, static_cast<int>(n.pid),
-        how.c_str(), detail.c_str(), alive_, nodes_word(alive_));
+  std::string what = describe_end(wait_status) + detail;
+  // A node that lost its lifeline ends itself: say why it ended.
+  if (nodes_[id].link_failed) what += " after it " + nodes_[id].link_why;
+  report_failure(id, what);
   exit_status_ = failure_exit_status(wait_status);
   begin_stop();
+}
+
+void supervisor::report_failure(unsigned id, const std::string& what) {
+  // Another node still counted alive is this one when its rsh lives on.
+  const unsigned others = alive_ - (nodes_[id].reaped ? 0 : 1);
+  if (others == 0)
+    say("%s %s", label(id).c_str(), what.c_str());
+  else
+    say("%s %s; stopping the other %u %s", label(id).c_str(), what.c_str(), others,
+        nodes_word(others));
+}
+
+std::string supervisor::label(unsigned id, bool with_pid) const {
+  const node& n = nodes_[id];
+  const std::string name = "node " + std::to_string(id);
+  if (!n.host.empty()) return name + " (host " + n.host + ")";
+  return with_pid ? name + " (pid " + std::to_string(n.pid) + ")" : name;
+}
+
+void supervisor::stop_node(unsigned id, int sig) {
+  node& n = nodes_[id];
+  if (!n.host.empty()) {
+    status_.close_link(id);
+    n.link_open = false;
+  }
+  kill(n.pid, sig);
 }
 
 void supervisor::program_over(int status) {
@@ -290,8 +361,8 @@ void supervisor::begin_stop() {
 }
 
 void supervisor::kill_remaining(int sig) {
-  for (node& n : nodes_)
-    if (!n.reaped) kill(n.pid, sig);
+  for (unsigned id = 0; id < nodes_.size(); ++id)
+    if (!nodes_[id].reaped) stop_node(id, sig);
 }
 
 bool supervisor::read_output(int& fd, line_forwarder& lines) {

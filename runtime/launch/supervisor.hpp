@@ -13,6 +13,14 @@
 //                 2 s dstdrun exits whether or not all were reaped.
 //
 // Only the first failure is reported; nodes dstdrun stops itself are not.
+//
+// A remote node (--hosts) is its rsh process here and its lifeline
+// (status_reader.hpp). Its end is judged once both are over, or
+// `remote_settle` after the first of them: the rsh's exit may arrive before
+// the lifeline's last lines or after its end (two connections, no order).
+// A lifeline that ends without "L" while the rsh lives on is a lost node.
+// Stopping a remote node closes its lifeline (the node then ends itself)
+// and signals its rsh process. Messages name its host: "node 3 (host h2)".
 #pragma once
 
 #include <sys/types.h>
@@ -30,7 +38,9 @@
 namespace dstd::launch {
 
 struct supervisor_config {
-  std::string program;  // for messages
+  std::string program;       // for messages
+  std::string program_path;  // ... about remote nodes: the path they run
+  std::string rsh;           // ... and how they were started (--rsh)
   double timeout_s = 0;  // 0: none
   double join_timeout_s = 30;
   bool tag_output = false;  // "[node k] " in front of every line
@@ -45,11 +55,13 @@ class supervisor {
   supervisor(const supervisor_config& config, launch_signals& signals, status_reader& status);
 
   // Registers the next node (ids count up from 0). `out_fd`/`err_fd` are
-  // non-blocking read ends of its output pipes.
-  void add_node(pid_t pid, int out_fd, int err_fd);
+  // non-blocking read ends of its output pipes; `remote_host` is its host
+  // when it runs elsewhere through --rsh, else "".
+  void add_node(pid_t pid, int out_fd, int err_fd, const std::string& remote_host = "");
 
-  // Starting node `id` failed: report it and stop the nodes started so far.
-  void start_failed(unsigned id, int err);
+  // Starting node `id` (on `remote_host`, or "") failed: report it and stop
+  // the nodes started so far.
+  void start_failed(unsigned id, const std::string& remote_host, int err);
 
   // Supervises until every node is gone (or cannot be reaped in time);
   // returns dstdrun's exit status.
@@ -69,6 +81,15 @@ class supervisor {
     std::unique_ptr<line_forwarder> out_lines;
     std::unique_ptr<line_forwarder> err_lines;
     stats_fields stats;  // its "S" line's counters
+    // Remote nodes only.
+    std::string host;
+    bool link_open = false;
+    bool link_lost = false;     // ended without "L"
+    bool link_failed = false;   // ... by an error (keepalive, reset), not closed
+    std::string link_why;
+    bool judge_pending = false;  // reaped, judged at settle_at
+    int wait_status = 0;
+    clock::time_point settle_at;
   };
 
   void check_deadlines(clock::time_point now);
@@ -77,7 +98,12 @@ class supervisor {
   void drain_status();
   void reap();
   void judge_exit(unsigned id, int wait_status);
+  void settle_remote(clock::time_point now);
   void fail(unsigned id, int wait_status, const std::string& detail);
+  void report_failure(unsigned id, const std::string& what);
+  // "node 3 (pid 123)" (or "node 3"), "node 3 (host h2)" when remote.
+  std::string label(unsigned id, bool with_pid = true) const;
+  void stop_node(unsigned id, int sig);
   void program_over(int status);
   void begin_stop();
   void kill_remaining(int sig);

@@ -1,8 +1,6 @@
 // See wireup_server.hpp.
 #include "runtime/launch/wireup_server.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -14,6 +12,7 @@
 
 #include "runtime/launch/diag.hpp"
 #include "runtime/launch/fd_io.hpp"
+#include "runtime/launch/tcp_listen.hpp"
 #include "runtime/transport/wireup/wireup_wire.hpp"
 
 namespace dstd::launch {
@@ -62,19 +61,12 @@ wireup_server::~wireup_server() {
   close_fd(stop_fd_);
 }
 
-bool wireup_server::listen(const std::string& bind_host, const std::string& advertise_host) {
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  if (inet_pton(AF_INET, bind_host.c_str(), &addr.sin_addr) != 1) {
-    say("the wire-up address %s is not a numeric IPv4 address", bind_host.c_str());
-    return false;
-  }
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  socklen_t len = sizeof addr;
-  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(listen_fd_, 128) != 0 ||
-      getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    say("cannot listen for the nodes' wire-up on %s: %s", bind_host.c_str(), std::strerror(errno));
+bool wireup_server::listen(const std::string& address) {
+  unsigned port = 0;
+  std::string error;
+  listen_fd_ = listen_tcp(address, port, error);
+  if (listen_fd_ < 0) {
+    say("the nodes' wire-up: %s", error.c_str());
     return false;
   }
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
@@ -82,7 +74,7 @@ bool wireup_server::listen(const std::string& bind_host, const std::string& adve
     say("cannot create an eventfd: %s", std::strerror(errno));
     return false;
   }
-  address_ = advertise_host + ":" + std::to_string(ntohs(addr.sin_port));
+  address_ = address + ":" + std::to_string(port);
   return true;
 }
 

@@ -20,10 +20,10 @@ class wireup_server {
   wireup_server(const wireup_server&) = delete;
   wireup_server& operator=(const wireup_server&) = delete;
 
-  // Listens on `bind_host` (a numeric address; port chosen by the kernel).
-  // `address` is what nodes connect to: `advertise_host`:port. False with a
-  // message printed when the socket cannot be made.
-  bool listen(const std::string& bind_host, const std::string& advertise_host);
+  // Listens on `address` (numeric IPv4; port chosen by the kernel), which
+  // every node must reach. `address()` is what nodes connect to:
+  // `address`:port. False with a message printed when it cannot.
+  bool listen(const std::string& address);
   const std::string& address() const { return address_; }
 
   // Serves one round for `nodes` nodes, on a thread of its own.

@@ -20,6 +20,7 @@ struct join_record {
   std::uint64_t exe_load_address;  // where the main executable is mapped
   std::uint64_t runtime_address;   // where libdstd's code is mapped
   char exe_path[256];              // for error messages
+  char host[64];                   // launch_info::host, for error messages
   std::uint32_t workers;           // scheduler workers (placement, hardware_concurrency)
   std::uint64_t placement_table;   // node 0 only: where the load table lives
   std::uint64_t lock_table;        // node 0 only: locks of large atomics (sync/lock_table)

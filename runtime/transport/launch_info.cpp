@@ -1,6 +1,8 @@
 // See launch_info.hpp.
 #include "runtime/transport/launch_info.hpp"
 
+#include <unistd.h>
+
 #include <cstring>
 
 #include "runtime/common/env.hpp"
@@ -19,8 +21,19 @@ std::uint64_t single_node_partition_bytes() {
          layout::gib;
 }
 
+// Messages name a node's host as dstdrun named it (DSTD_HOST): nodes on
+// several hosts of one machine's network namespaces share its hostname.
+void find_host(launch_info& l) {
+  if (const char* host = env::text(launch::env_host)) {
+    std::strncpy(l.host, host, sizeof l.host - 1);
+  } else {
+    gethostname(l.host, sizeof l.host - 1);
+  }
+}
+
 launch_info parse() {
   launch_info l;
+  find_host(l);
   if (env::text(launch::env_node_id) == nullptr) {
     l.partition_bytes = single_node_partition_bytes();
     return l;

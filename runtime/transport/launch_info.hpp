@@ -21,6 +21,7 @@ struct launch_info {
   node_id self = 0;
   node_id nodes = 1;
   std::uint64_t partition_bytes = 0;
+  char host[64] = "";      // DSTD_HOST (dstdrun's name for it), else gethostname
 };
 
 // Parsed once, on first use (safe from static constructors). A malformed

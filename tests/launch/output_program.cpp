@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "hang") == 0) {
     dstd::spawn_on(dstd::node_count() - 1, [] {
       std::printf("waiting on node %u\n", dstd::this_node());
+      std::fflush(stdout);  // seen at once, even when stdout is a file
       dstd::this_thread::sleep_for(std::chrono::hours(1));
     }).join();
     return 0;

@@ -198,7 +198,7 @@ class ucx_transport final : public transport {
     check(ucp_worker_get_address(worker_, &address, &address_bytes), "getting the worker address");
     peer_record record{};
     record.join = mine;
-    gethostname(record.host, sizeof record.host - 1);
+    std::memcpy(record.host, launch_.host, sizeof record.host);
     record.address_bytes = static_cast<std::uint32_t>(address_bytes);
     std::vector<std::byte> blob(sizeof record + address_bytes);
     std::memcpy(blob.data(), &record, sizeof record);

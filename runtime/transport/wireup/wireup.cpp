@@ -2,7 +2,6 @@
 // runtime/launch/wireup_server.cpp; the format is wireup_wire.hpp.
 #include "runtime/transport/wireup/wireup.hpp"
 
-#include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include "runtime/common/env.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/launch_contract.hpp"
+#include "runtime/common/tcp_connect.hpp"
 #include "runtime/transport/wireup/wireup_wire.hpp"
 
 namespace dstd::rt::wireup {
@@ -77,34 +77,9 @@ class launcher_link {
 
  private:
   void connect_to(const char* address) {
-    const char* colon = std::strrchr(address, ':');
-    if (colon == nullptr || colon == address || colon[1] == '\0') {
-      fatal("%s=%s is not HOST:PORT", launch::env_wireup, address);
-    }
-    const std::string host(address, colon);
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    if (int rc = getaddrinfo(host.c_str(), colon + 1, &hints, &found); rc != 0) {
-      fatal("wire-up: cannot resolve the launcher's address %s: %s", address, gai_strerror(rc));
-    }
-    int last_error = 0;
-    for (addrinfo* a = found; a != nullptr && fd_ < 0; a = a->ai_next) {
-      const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-      if (fd < 0) {
-        last_error = errno;
-        continue;
-      }
-      if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-        fd_ = fd;
-      } else {
-        last_error = errno;
-        close(fd);
-      }
-    }
-    freeaddrinfo(found);
-    if (fd_ < 0) fail("cannot connect", last_error);
+    std::string error;
+    fd_ = connect_tcp(address, error);
+    if (fd_ < 0) fatal("wire-up with the launcher (%s): %s", launch::env_wireup, error.c_str());
   }
 
   void wait_for(short events) {

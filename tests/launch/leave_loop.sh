@@ -1,0 +1,25 @@
+#!/bin/sh
+# leave_loop.sh DSTDRUN PROGRAM N: runs `DSTDRUN -n 3 --transport ucx
+# PROGRAM ok` N times; every run must end cleanly.
+#
+# Why a loop: the end of a run is a race. Node 0 exits as soon as every
+# other node has answered its shutdown message; the others then leave on
+# their own. A node that touches memory homed at node 0 after answering
+# (once: stdio's `stdout` pointer, a copy relocation in the executable's
+# shared .bss) fetches from a node that may be gone, which over ucx fails
+# ("a read (ucp_get_nbx) failed") in some runs, not all.
+dstdrun=$1
+program=$2
+runs=$3
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+i=0
+while [ $i -lt "$runs" ]; do
+  i=$((i + 1))
+  if ! UCX_TLS=tcp "$dstdrun" -n 3 --transport ucx --timeout 30 "$program" ok > "$out" 2>&1; then
+    cat "$out"
+    echo "leave_loop.sh: run $i of $runs failed" >&2
+    exit 1
+  fi
+done
+echo "leave_loop.sh: $runs runs ended cleanly"
