@@ -4,11 +4,11 @@
 // Why: libpmix and the libraries it drives (libevent, hwloc) keep their
 // locks in memory they malloc, in the global heap; unless they count as
 // runtime code (runtime/common/runtime_libraries.hpp), libdstd's pthread
-// interposer serves those locks cluster-wide, which works while nobody
-// contends and may hang when the PMIx progress thread and the booting node
-// do. A run that merely works does not show it, so each node checks that
-// their code is the runtime's, and node 0 prints one line a node, with the
-// variable the node took its rank from.
+// interposer serves those locks cluster-wide, as it does the program's
+// shared objects, while they are one node's private state. A run without
+// the naming still passed (the locks were uncontended), so each node
+// checks that their code is the runtime's, and node 0 prints one line a
+// node, with the variable the node took its rank from.
 #include <dlfcn.h>
 
 #include <cstdint>
