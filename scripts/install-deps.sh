@@ -10,6 +10,7 @@ packages=(
   libboost-context-dev          # fibers
   libibverbs-dev librdmacm-dev  # the verbs transport
   libucx-dev ucx-utils          # the ucx transport (ucx_perftest: the benchmark's floor)
+  libpmix-dev openmpi-bin       # nodes started by mpirun or srun --mpi=pmix (wire-up through PMIx)
   libgtest-dev libgmock-dev     # tests
   spin                          # model checking the coherence protocol
   "$@"

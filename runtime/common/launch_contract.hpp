@@ -7,10 +7,11 @@
 // runtime/common so that the launcher and every layer of the node runtime
 // may read it.
 //
-// A node learns who it is from the environment:
+// A node learns who it is from the environment (without DSTD_NODE_ID, from
+// mpirun's or srun's variables instead: runtime/transport/foreign_launch.hpp):
 //   DSTD_NODE_ID          this node's id, 0 .. DSTD_NODE_COUNT-1
 //   DSTD_NODE_COUNT       number of nodes in the run
-//   DSTD_TRANSPORT        the backend: "shm" (runtime/transport/backend.hpp)
+//   DSTD_TRANSPORT        the backend: "shm" or "ucx" (runtime/transport/backend.hpp)
 //   DSTD_PARTITION_BYTES  bytes of global address space homed at each node
 //   DSTD_JOIN_TIMEOUT_MS  how long a node waits for its peers at rendezvous
 //   DSTD_LAUNCH_FD        write end of the status pipe (see below); a node

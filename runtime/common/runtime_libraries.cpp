@@ -57,4 +57,8 @@ void note_runtime_libraries(const char* const* prefixes, unsigned count) {
   dl_iterate_phdr(note_object, &s);
 }
 
+bool in_runtime_library_from_outside(std::uintptr_t address) noexcept {
+  return in_runtime_library(address);
+}
+
 }  // namespace dstd::rt

@@ -41,4 +41,10 @@ inline bool in_runtime_library(std::uintptr_t address) noexcept {
   return false;
 }
 
+// The same, out of line, for code outside libdstd (a test program): an
+// inline read of the table there would make the linker copy the table into
+// the executable's static data (a copy relocation), which dstd shares
+// between nodes, so every node would read node 0's.
+bool in_runtime_library_from_outside(std::uintptr_t address) noexcept;
+
 }  // namespace dstd::rt

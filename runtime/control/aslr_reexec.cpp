@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "runtime/common/launch_contract.hpp"
+#include "runtime/transport/launch_info.hpp"
 
 namespace dstd::rt {
 
@@ -17,9 +17,10 @@ namespace {
 
 constexpr const char* marker = "DSTD_ASLR_REEXEC";
 
+// Whoever launched it (dstdrun, mpirun, srun): launch_info decides.
 bool one_of_many_nodes() {
-  const char* count = std::getenv(launch::env_node_count);
-  return count != nullptr && std::strtoul(count, nullptr, 10) > 1;
+  const launch_info& launch = current_launch();
+  return launch.launched && launch.nodes > 1;
 }
 
 }  // namespace

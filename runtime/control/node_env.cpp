@@ -17,6 +17,12 @@ node_env parse() {
   env.nodes = launch.nodes;
   env.partition_bytes = launch.partition_bytes;
   if (!env.launched) return env;
+  if (launch.by != launcher::dstdrun) {
+    // mpirun or srun: no status pipe, output is theirs to forward.
+    env.join_timeout_ms = static_cast<unsigned>(
+        env::number(launch::env_join_timeout_ms, 1, 3600000, env.join_timeout_ms));
+    return env;
+  }
   env.join_timeout_ms =
       static_cast<unsigned>(env::required_number(launch::env_join_timeout_ms, 1, 3600000));
   env.launch_addr = env::text(launch::env_launch_addr);

@@ -2,8 +2,10 @@
 // launch (its id, the node count, the partition size, parsed by the
 // transport layer: runtime/transport/launch_info.hpp) and control's own
 // settings from dstdrun (runtime/common/launch_contract.hpp): the join
-// timeout, the status pipe and how output is forwarded. A program started without dstdrun is node 0
-// of 1.
+// timeout, the status pipe and how output is forwarded. A program started
+// without any launcher is node 0 of 1. Under mpirun or srun there is no
+// status pipe and no forwarded output of dstd's; the join timeout is
+// DSTD_JOIN_TIMEOUT_MS if the user sets it, else the default.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,7 @@ namespace dstd::rt {
 
 struct node_env {
   // Copied from current_launch().
-  bool launched = false;  // started by dstdrun
+  bool launched = false;  // one node of several (dstdrun, mpirun, srun)
   node_id self = 0;
   node_id nodes = 1;
   std::uint64_t partition_bytes = 0;

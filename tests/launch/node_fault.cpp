@@ -7,7 +7,8 @@
 // message whose handler fails on the chosen node, then sleeps long enough
 // that only dstdrun can end the run quickly.
 //
-//   node_fault kill|abort|exit3 NODE   that node dies (SIGKILL, SIGABRT, exit 3)
+//   node_fault kill|abort|exit3 NODE   that node dies (SIGKILL, SIGABRT, exit 3);
+//                                      node 0 first prints when, on stderr
 //   node_fault ok                      prints "ok from node 0 of N", exits 0
 //   node_fault status7                 main returns 7
 //   node_fault sleep                   main sleeps 60 s (for --timeout)
@@ -110,6 +111,13 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // When, on the wall clock, so that a test can tell how long the run
+  // took to end after it (tests/mpirun/mpirun_test.sh).
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  std::fprintf(stderr, "node_fault: stopping node %lu at %lld ms\n", node,
+               static_cast<long long>(now_ms.count()));
+  std::fflush(stderr);
   const char one_byte = 0;
   if (node == 0 && act != nullptr)
     act();
