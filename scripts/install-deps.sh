@@ -11,6 +11,7 @@ packages=(
   libibverbs-dev librdmacm-dev  # the verbs transport
   libucx-dev ucx-utils          # the ucx transport (ucx_perftest: the benchmark's floor)
   libpmix-dev openmpi-bin       # nodes started by mpirun or srun --mpi=pmix (wire-up through PMIx)
+  iproute2                      # tests: network namespaces standing for hosts
   libgtest-dev libgmock-dev     # tests
   spin                          # model checking the coherence protocol
   "$@"
