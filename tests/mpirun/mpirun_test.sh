@@ -17,9 +17,14 @@ mpirun=$1
 n=$2
 shift 2
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-"$mpirun" --allow-run-as-root --oversubscribe --bind-to none --timeout 100 \
-  -x UCX_TLS=tcp -n "$n" "$@" >"$out" 2>&1
+# Open MPI's session directory, per run: its name comes from the host name
+# and a job family number, and the "hosts" of the namespace tests share
+# this machine's /tmp and name, so a directory left by an earlier run (one
+# whose node was killed) made a daemon fail with "File exists".
+session=$(mktemp -d)
+trap 'rm -rf "$out" "$session"' EXIT
+TMPDIR=$session "$mpirun" --allow-run-as-root --oversubscribe --bind-to none --timeout 100 \
+  --mca orte_tmpdir_base "$session" -x UCX_TLS=tcp -n "$n" "$@" >"$out" 2>&1
 status=$?
 ended=$(date +%s%3N)
 cat "$out"
