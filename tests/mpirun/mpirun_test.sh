@@ -17,14 +17,15 @@ mpirun=$1
 n=$2
 shift 2
 out=$(mktemp)
-# Open MPI's session directory, per run: its name comes from the host name
-# and a job family number, and the "hosts" of the namespace tests share
-# this machine's /tmp and name, so a directory left by an earlier run (one
-# whose node was killed) made a daemon fail with "File exists".
+# Open MPI's session directories, under a fresh TMPDIR per run: their names
+# come from the host name and a job family number, and the "hosts" of the
+# namespace tests share this machine's /tmp and name, so a daemon failed
+# with "File exists" (netns_hosts.sh's agent gives each "host" its own
+# directory below this one).
 session=$(mktemp -d)
 trap 'rm -rf "$out" "$session"' EXIT
 TMPDIR=$session "$mpirun" --allow-run-as-root --oversubscribe --bind-to none --timeout 100 \
-  --mca orte_tmpdir_base "$session" -x UCX_TLS=tcp -n "$n" "$@" >"$out" 2>&1
+  -x UCX_TLS=tcp -n "$n" "$@" >"$out" 2>&1
 status=$?
 ended=$(date +%s%3N)
 cat "$out"

@@ -50,7 +50,11 @@ agent)
   # 10.231.S.i -> the namespace whose interface has that address.
   for ns in $(ip netns list | sed -n 's/^\(dstd[0-9]*h[0-9]*\).*/\1/p'); do
     if ip -n "$ns" -o addr show dev dstd0 | grep -q "inet $host/"; then
-      exec ip netns exec "$ns" sh -c "$*"
+      # A temporary directory of its own, as a host has: Open MPI's daemon
+      # and mpirun would otherwise race to make the same session directory.
+      tmp="${TMPDIR:-/tmp}/$ns"
+      mkdir -p "$tmp"
+      exec ip netns exec "$ns" env TMPDIR="$tmp" sh -c "$*"
     fi
   done
   echo "netns_hosts.sh: no namespace has the address $host" >&2

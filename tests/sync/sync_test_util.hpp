@@ -10,18 +10,20 @@
 #include <memory>
 #include <utility>
 
+#include "runtime/transport/launch_info.hpp"
+
 namespace dstd::test {
 
 inline node_id wrap(unsigned n) { return n % node_count(); }
 
 // True when every remote operation costs a round trip through the peer's
 // service thread: the delayed shm mode (DSTD_SHM_DELAY_US) and network
-// transports (DSTD_TRANSPORT, set by dstdrun). Stress tests do fewer
-// operations there, to stay within their time limit on a 2-core machine.
+// transports (the launch's, which mpirun and srun runs choose without any
+// variable). Stress tests do fewer operations there, to stay within their
+// time limit on a 2-core machine.
 inline bool slow_transport() {
-  const char* transport = std::getenv("DSTD_TRANSPORT");
   return std::getenv("DSTD_SHM_DELAY_US") != nullptr ||
-         (transport != nullptr && std::strcmp(transport, "shm") != 0);
+         std::strcmp(rt::current_launch().kind, "shm") != 0;
 }
 
 // A thread on node n (mod the node count).
