@@ -17,19 +17,18 @@
 // cached page, made visible at that node's next release. Every copy,
 // move-out and destruction of the stored pointer that this code makes
 // happens under the state's lock (or in the state's destructor, which runs
-// after every other owner's release). But the program's catch handlers
-// update the same count with no lock (the handler's end drops the rethrown
-// exception; std::current_exception() adds a reference), on every node that
-// caught it, and two nodes' updates based on one old value lose one of
-// them: the count can reach zero while another node still uses the object.
-// So the first get() that rethrows on another node than the one that stored
-// the exception adds a reference that is never dropped: an exception that
-// crossed nodes is never freed (docs/DESIGN.md §5.7).
+// after every other owner's release). But the program's catch handlers and
+// its copies of the pointer update the same count with no lock, on every
+// node that holds it, and two nodes' updates based on one old value lose
+// one of them, increments as well as decrements: the count can reach zero
+// while nodes still hold it. So whenever this code stores, hands out or
+// drops an exception on a node other than its home, it first pins it
+// (pin_if_foreign, dstd/future/exception_pin.cpp): an exception that
+// crossed nodes through a future is never freed (docs/DESIGN.md §5.7).
 #pragma once
 
 #include <chrono>
 #include <dstd/bits/future_error.hpp>
-#include <dstd/bits/node.hpp>
 #include <dstd/memory>
 #include <dstd/sync>
 #include <exception>
@@ -42,6 +41,12 @@ namespace dstd {
 enum class future_status { ready, timeout, deferred };
 
 namespace detail {
+
+// Called before the state copies, moves in or drops `e` on this node: if
+// `e` is homed on another node, makes sure it is never destroyed (see the
+// top). The first call for an exception adds to its count; later ones see
+// that and return.
+void pin_if_foreign(const std::exception_ptr& e) noexcept;
 
 // Where a result lives: a T built in place, a T& as a pointer, or nothing.
 // fill() runs `make`, which returns the result.
@@ -96,7 +101,7 @@ class future_state_base {
  public:
   future_state_base(const future_state_base&) = delete;
   future_state_base& operator=(const future_state_base&) = delete;
-  virtual ~future_state_base() = default;
+  virtual ~future_state_base() { pin_if_foreign(failed_); }
 
   // The first get_future(); a second throws future_already_retrieved.
   void retrieve() {
@@ -170,10 +175,7 @@ class future_state_base {
   void rethrow_if_failed(bool take) {
     std::lock_guard lock(mutex_);
     if (!failed_) return;
-    if (failed_on_ != this_node() && !pinned_) {
-      pinned_ = true;
-      static_cast<void>(new std::exception_ptr(failed_));  // never deleted (see the top)
-    }
+    pin_if_foreign(failed_);
     if (take) {
       const std::exception_ptr taken = std::move(failed_);  // dropped before the unlock
       std::rethrow_exception(taken);
@@ -196,8 +198,8 @@ class future_state_base {
   virtual void run_deferred() {}
 
   void fail_locked(std::exception_ptr e) noexcept {
+    pin_if_foreign(e);
     failed_ = std::move(e);
-    failed_on_ = this_node();
   }
   void claim_locked() {
     if (claimed_) throw_future_error(future_errc::promise_already_satisfied);
@@ -213,8 +215,6 @@ class future_state_base {
   mutex mutex_;
   condition_variable cv_;
   std::exception_ptr failed_;
-  node_id failed_on_ = 0;  // the node that stored failed_
-  bool pinned_ = false;    // failed_ has a reference never dropped
   bool claimed_ = false;
   bool ready_ = false;
   bool retrieved_ = false;
