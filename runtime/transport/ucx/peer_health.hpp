@@ -35,8 +35,13 @@ class peer_health {
   // 30 s hid a deadlock (a service thread stuck behind a worker that could
   // not progress its own read, fixed by letting every blocked thread
   // progress). After the fix, 4 s and even 10 s still gave false alarms
-  // (a node of blocking_test unheard for 10 s while its test passed), not
-  // yet explained; so 30 s until it is. Under dstdrun a host that drops
+  // (a node of blocking_test unheard for 10 s while its test passed). A
+  // measurement over the whole suite at -j2 (2026-11-24) put the cause on
+  // the way, not at the sender: every node sent its heartbeats at most
+  // 0.5 s apart, yet receivers went up to 3.05 s without hearing from a
+  // peer while their service threads kept checking. Where the stall is
+  // (UCX's TCP send queue behind bulk traffic, or the receiving worker's
+  // progress) is not known yet; so 30 s until it is. Under dstdrun a host that drops
   // off is seen sooner, by the lifeline's TCP keepalive (about 3 s), and a
   // process that dies by its connection's reset (1 s grace).
   static constexpr auto silence_limit = std::chrono::milliseconds(30000);
