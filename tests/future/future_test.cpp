@@ -419,6 +419,18 @@ struct counted_error : std::runtime_error {
   ~counted_error() override { counted_gone.fetch_add(1); }
 };
 
+// A thread on the far node throws a counted_error with text_of(n) and
+// stores it in p from its handler (the exception's home: the far node).
+void fail_on_far_node(dstd::promise<int>& p, int n) {
+  start_on(far_node(), [&p, n] {
+    try {
+      throw counted_error(text_of(n));
+    } catch (...) {
+      p.set_exception(std::current_exception());
+    }
+  }).join();
+}
+
 // Handlers on every node keep the exception (std::current_exception())
 // after the shared state is gone, then rethrow and drop it on their nodes:
 // the object is alive for each of them (on one node, destroyed once at the
@@ -441,13 +453,7 @@ TEST(SharedFuture, AnExceptionKeptOnEveryNodeOutlivesTheState) {
         }
       }));
     }
-    start_on(far_node(), [&p] {
-      try {
-        throw counted_error(text_of(12));
-      } catch (...) {
-        p.set_exception(std::current_exception());
-      }
-    }).join();
+    fail_on_far_node(p, 12);
     for (auto& t : getters) t.join();
   }  // the promise, the shared_futures and the state are gone
   std::vector<std::string> messages(n);
@@ -533,13 +539,7 @@ TEST(FutureExceptions, CopiesOnEveryNodeBetweenTheirSynchronizationsNeverFreeALi
   {
     dstd::promise<int> p;
     dstd::shared_future<int> sf = p.get_future().share();
-    start_on(far_node(), [&p] {
-      try {
-        throw counted_error(text_of(14));
-      } catch (...) {
-        p.set_exception(std::current_exception());
-      }
-    }).join();
+    fail_on_far_node(p, 14);
     for (unsigned i = 0; i < n; ++i) {
       dstd::spawn_on(i, [&kept, i, sf] {
         try {
