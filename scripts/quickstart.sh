@@ -17,7 +17,12 @@ esac
 
 cd "$(dirname "$0")/.."
 
-bash scripts/install-deps.sh
+# The tests also start a one-machine SLURM cluster (tests/srun/).
+if [ "$mode" = test ]; then
+  bash scripts/install-deps.sh slurmctld slurmd slurm-client munge
+else
+  bash scripts/install-deps.sh
+fi
 
 jobs=$(nproc)
 # shellcheck disable=SC2086  # DSTD_CMAKE_ARGS is a list of words

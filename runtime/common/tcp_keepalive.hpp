@@ -1,11 +1,14 @@
-// TCP keepalive on a connection between dstdrun and a remote node.
+// TCP keepalive on a lifeline: the connection between dstdrun and a remote
+// node, or, without dstdrun, between node 0 and another node.
 //
-// Why: that connection is the node's lifeline (launch_contract.hpp). It is
+// Why: that connection is the node's lifeline (launch_contract.hpp,
+// runtime/transport/peer_lifelines.hpp). It is
 // idle for most of a run, and an idle connection whose peer's host became
 // unreachable (link down, cable pulled) stays open for hours by default.
 // With probes after 1 s of silence, every second, and 2 unanswered ones
 // ending it, either side sees the other gone within about 3-4 s. Both
-// dstdrun and the node call this, so it is one inline function here.
+// ends call this, from the launcher and the runtime, so it is one inline
+// function here.
 #pragma once
 
 #include <netinet/in.h>

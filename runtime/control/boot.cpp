@@ -32,6 +32,7 @@
 #include "runtime/control/placement.hpp"
 #include "runtime/control/program_constructors.hpp"
 #include "runtime/control/run_exit.hpp"
+#include "runtime/transport/peer_lifelines.hpp"
 #include "runtime/control/shared_handlers.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/heap/remote_free.hpp"
@@ -72,6 +73,7 @@ void on_fork_child() {
   node_booted = false;
   drop_remote_frees();
   drop_launcher_link_in_child();
+  peer_lifelines::drop_in_child();
 }
 
 // A static libdstd puts the runtime's own variables in the program's static

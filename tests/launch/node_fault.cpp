@@ -16,6 +16,11 @@
 //                                      message (futex_wake) with a 1-byte payload
 //   node_fault bad_reply NODE          node 0 calls a handler on that node that
 //                                      declares an 8-byte reply and sends 4
+//   node_fault link_down NODE          that node takes its host's network
+//                                      interface NODE_FAULT_LINK down (`ip link
+//                                      set ... down`; a test's network namespace)
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -42,6 +47,7 @@ constexpr handler_id h_abort = dstd::rt::first_user_handler + 1;
 constexpr handler_id h_exit3 = dstd::rt::first_user_handler + 2;
 constexpr dstd::rt::handler_decl<dstd::rt::no_bytes, std::uint64_t> h_bad_reply{
     dstd::rt::first_user_handler + 3};
+constexpr handler_id h_link_down = dstd::rt::first_user_handler + 4;
 
 [[noreturn]] void die_by_sigkill() {
   raise(SIGKILL);
@@ -50,13 +56,33 @@ constexpr dstd::rt::handler_decl<dstd::rt::no_bytes, std::uint64_t> h_bad_reply{
 [[noreturn]] void die_by_abort() { std::abort(); }
 [[noreturn]] void die_by_exit3() { _exit(3); }
 
+// Cuts this host off the network: the node lives on, unreachable.
+void take_link_down() {
+  const char* link = std::getenv("NODE_FAULT_LINK");
+  if (link == nullptr) {
+    std::fprintf(stderr, "node_fault: link_down needs NODE_FAULT_LINK (an interface)\n");
+    _exit(2);
+  }
+  char* argv[] = {const_cast<char*>("ip"), const_cast<char*>("link"), const_cast<char*>("set"),
+                  const_cast<char*>(link), const_cast<char*>("down"), nullptr};
+  pid_t pid = 0;
+  int status = 0;
+  if (posix_spawnp(&pid, "ip", nullptr, nullptr, argv, environ) != 0 ||
+      waitpid(pid, &status, 0) != pid || status != 0) {
+    std::fprintf(stderr, "node_fault: ip link set %s down failed\n", link);
+    _exit(2);
+  }
+}
+
 void on_kill(message&) { die_by_sigkill(); }
 void on_abort(message&) { die_by_abort(); }
 void on_exit3(message&) { die_by_exit3(); }
+void on_link_down(message&) { take_link_down(); }
 
 const handler_registration kill_registration{h_kill, &on_kill};
 const handler_registration abort_registration{h_abort, &on_abort};
 const handler_registration exit3_registration{h_exit3, &on_exit3};
+const handler_registration link_down_registration{h_link_down, &on_link_down};
 
 void on_bad_reply(message& m) {
   const std::uint32_t half = 0;
@@ -66,7 +92,8 @@ const handler_registration bad_reply_registration{h_bad_reply, &on_bad_reply};
 
 int usage() {
   std::fprintf(stderr,
-               "usage: node_fault kill|abort|exit3|short_message|bad_reply NODE | ok | status7 | sleep\n");
+               "usage: node_fault kill|abort|exit3|short_message|bad_reply|link_down NODE | ok | "
+               "status7 | sleep\n");
   return 2;
 }
 
@@ -96,6 +123,9 @@ int main(int argc, char** argv) {
   } else if (std::strcmp(mode, "exit3") == 0) {
     h = h_exit3;
     act = die_by_exit3;
+  } else if (std::strcmp(mode, "link_down") == 0) {
+    h = h_link_down;
+    act = take_link_down;
   } else if (std::strcmp(mode, "short_message") == 0) {
     h = dstd::rt::handler_ids::futex_wake;
   } else if (std::strcmp(mode, "bad_reply") == 0) {

@@ -5,17 +5,18 @@
 // unreachable (link down, cable pulled) leaves a half-open connection that
 // TCP may keep for many minutes. So every node sends each peer a heartbeat
 // every `heartbeat_interval`, and a peer silent for `silence_limit` is
-// lost: the run ends within seconds, naming it.
+// lost: the run ends, naming it; and a lifeline whose keepalive goes
+// unanswered (peer_lifelines.hpp) reports the peer unreachable at once.
 //
 // Why a grace period: at the end of a run the other nodes leave on their
 // own as soon as node 0 tells them to. A node may see a peer disconnect
 // just before its own copy of that message arrives; so a disconnection
 // counts only after `grace`, and not at all once the run is ending.
 //
-// heard_from(), disconnected(), heartbeat_due() and run_ending() are
-// called on any thread (UCX callbacks run on whichever thread progresses
-// the worker, and that thread sends the heartbeats); check() on the
-// service thread only.
+// heard_from(), disconnected(), unreachable(), heartbeat_due() and
+// run_ending() are called on any thread (UCX callbacks run on whichever
+// thread progresses the worker, and that thread sends the heartbeats; the
+// lifelines' watcher has its own); check() on the service thread only.
 #pragma once
 
 #include <atomic>
@@ -41,9 +42,10 @@ class peer_health {
   // 0.5 s apart, yet receivers went up to 3.05 s without hearing from a
   // peer while their service threads kept checking. Where the stall is
   // (UCX's TCP send queue behind bulk traffic, or the receiving worker's
-  // progress) is not known yet; so 30 s until it is. Under dstdrun a host that drops
-  // off is seen sooner, by the lifeline's TCP keepalive (about 3 s), and a
-  // process that dies by its connection's reset (1 s grace).
+  // progress) is not known yet; so 30 s, a backstop for a stopped process.
+  // A host that drops off is seen in about 3 s by a lifeline's TCP
+  // keepalive, dstdrun's or node 0's (peer_lifelines.hpp: unreachable()),
+  // and a process that dies by its connection's reset (1 s grace).
   static constexpr auto silence_limit = std::chrono::milliseconds(30000);
   static constexpr auto grace = std::chrono::milliseconds(1000);
 
@@ -68,6 +70,11 @@ class peer_health {
       p.disconnected_at = now;
       p.why = std::move(why);
     }
+  }
+  // The kernel gave up on the peer's host (peer_lifelines.hpp): no end of
+  // a run looks like that, so it counts at once, without the grace.
+  void unreachable(std::uint32_t n, std::string why, clock::time_point now) {
+    disconnected(n, std::move(why), now - grace);
   }
   void run_ending() { ending_.store(true, std::memory_order_release); }
   bool ending() const { return ending_.load(std::memory_order_acquire); }

@@ -48,6 +48,7 @@
 #include "runtime/common/runtime_libraries.hpp"
 #include "runtime/common/trace.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/peer_lifelines.hpp"
 #include "runtime/transport/ucx/peer_health.hpp"
 #include "runtime/transport/ucx/ucx_keys.hpp"
 #include "runtime/transport/ucx/ucx_status.hpp"
@@ -98,6 +99,7 @@ struct heartbeat_header {
 struct peer_record {
   join_record join;
   char host[64];
+  lifeline_offer lifelines;  // node 0's, when it keeps them
   std::uint32_t address_bytes;
 };
 
@@ -196,9 +198,14 @@ class ucx_transport final : public transport {
     ucp_address_t* address = nullptr;
     std::size_t address_bytes = 0;
     check(ucp_worker_get_address(worker_, &address, &address_bytes), "getting the worker address");
+    // Without dstdrun nobody else watches the hosts (peer_lifelines.hpp).
+    if (launch_.by != launcher::dstdrun) {
+      lifelines_ = std::make_unique<peer_lifelines>(self(), nodes());
+    }
     peer_record record{};
     record.join = mine;
     std::memcpy(record.host, launch_.host, sizeof record.host);
+    if (lifelines_) record.lifelines = lifelines_->offer();
     record.address_bytes = static_cast<std::uint32_t>(address_bytes);
     std::vector<std::byte> blob(sizeof record + address_bytes);
     std::memcpy(blob.data(), &record, sizeof record);
@@ -207,6 +214,7 @@ class ucx_transport final : public transport {
 
     const auto blobs = wireup::exchange(launch_, blob, timeout_ms);
     std::vector<join_record> joins(nodes());
+    lifeline_offer node0_lifelines;
     hosts_.resize(nodes());
     endpoints_.resize(nodes());
     endpoint_contexts_.resize(nodes());
@@ -221,12 +229,25 @@ class ucx_transport final : public transport {
       r.host[sizeof r.host - 1] = '\0';
       hosts_[n] = r.host;
       endpoint_contexts_[n] = endpoint_context{this, n};
+      if (n == 0) node0_lifelines = r.lifelines;
       connect(n, blobs[n].data() + sizeof r);
     }
+    if (lifelines_) lifelines_->connect(node0_lifelines, hosts_, timeout_ms);
     return joins;
   }
 
   void start() override {
+    if (lifelines_) {
+      lifelines_->watch([this](node_id n, bool unreachable, std::string why) {
+        const auto now = peer_health::clock::now();
+        if (unreachable) {
+          health_.unreachable(n, std::move(why), now);
+        } else {
+          health_.disconnected(n, std::move(why), now);
+        }
+        posted();  // the service thread judges it now, not after its sleep
+      });
+    }
     service_ = std::thread([this] { service_loop(); });
   }
 
@@ -784,6 +805,7 @@ class ucx_transport final : public transport {
   std::unique_ptr<home_keys> keys_home_;
   peer_keys keys_;
   peer_health health_;
+  std::unique_ptr<peer_lifelines> lifelines_;  // without dstdrun only
   // Writes and atomics posted so far, and how many of them the last fence
   // covers (fence_if_needed).
   std::atomic<std::uint64_t> ordered_posts_{0};
