@@ -22,6 +22,7 @@
 #include "runtime/heap/remote_free.hpp"
 #include "runtime/sched/remote_wake.hpp"
 #include "runtime/sync/home_futex.hpp"
+#include "runtime/sync/home_mutex.hpp"
 #include "runtime/transport/handler_ids.hpp"
 
 namespace dstd::rt {
@@ -34,6 +35,7 @@ void register_runtime_handlers() {
   coherence::register_handlers();
   sched::register_remote_wake_handlers();
   home_futex::register_handlers();
+  home_mutex::register_handlers();
   detail::register_thread_start_handlers();
   detail::register_tbox_handlers();
   for (handler_id id = 1; id <= handler_ids::last_runtime_handler; ++id) {

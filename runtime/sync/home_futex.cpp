@@ -11,6 +11,7 @@
 #include "runtime/common/trace.hpp"
 #include "runtime/heap/address_space.hpp"
 #include "runtime/sched/remote_wake.hpp"
+#include "runtime/sync/marked_wait.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/typed_handler.hpp"
 
@@ -19,17 +20,12 @@ namespace dstd::rt::home_futex {
 namespace {
 
 // A queued wait: who waits, and the mark its wake must leave with it
-// (scheduler.hpp), unique among its waits, so that the waiter knows the wake
-// was for this wait and the entry is unique in the whole run.
+// (scheduler.hpp, fresh_mark()), unique among its waits, so that the waiter
+// knows the wake was for this wait and the entry is unique in the whole run.
 struct entry {
   sched::waiter_name who;
   std::uint64_t ticket;
 };
-
-std::uint64_t next_ticket() {
-  static std::atomic<std::uint64_t> tickets{1};  // 0 is "no mark"
-  return tickets.fetch_add(1, std::memory_order_relaxed);
-}
 
 // The wait queues of the words homed on this node.
 struct wait_table {
@@ -149,31 +145,12 @@ bool unqueue(const location& home, const std::uint64_t* word, const entry& e) {
 bool wait_impl(const std::uint64_t* word, std::uint64_t expected,
                const clock::time_point* deadline) {
   const location home = locate(word);
-  const entry mine{sched::my_name(), next_ticket()};
+  const entry mine{sched::my_name(), fresh_mark()};
   if (!queue(home, word, expected, mine)) return true;
   chaos::point();  // queued, not yet parked
-  // For dstdrun --trace: the time from queued to woken (or timed out).
-  struct traced_wait {
-    const std::uint64_t* word;
-    node_id home;
-    sched::waiter_id waiter;
-    std::uint64_t from = trace::start();
-    ~traced_wait() { trace::span(trace::kind::wait, from, reinterpret_cast<std::uintptr_t>(word), home, waiter); }
-  } traced{word, home.home, mine.who.id};
-  const auto woken = [&mine] { return sched::wake_mark() == mine.ticket; };
-  while (!woken()) {
-    if (deadline == nullptr) {
-      sched::park();
-      continue;
-    }
-    sched::park_until(*deadline);
-    if (woken() || clock::now() < *deadline) continue;
-    if (unqueue(home, word, mine)) return false;  // timed out, off the queue
-    // A wake took us off the queue first: wait for it to land, then report
-    // woken (so no wake is lost to a waiter that has gone).
-    while (!woken()) sched::park();
-  }
-  return true;
+  const traced_wait traced{word, home.home, mine.who.id};
+  return park_until_marked([&mine] { return sched::wake_mark() == mine.ticket; }, deadline,
+                           [&] { return unqueue(home, word, mine); });
 }
 
 }  // namespace

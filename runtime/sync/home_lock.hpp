@@ -1,13 +1,13 @@
 // A lock on a home word for runtime code (the lock table of large atomics,
-// the stop-state lock): the futex lock of dstd's mutex
-// (include/dstd/bits/lock_word.hpp) over a home_word, so a waiter parks on
-// the cluster futex (home_futex.hpp) instead of spinning on a word that may
-// live on another node.
+// the stop-state lock): the lock of dstd's mutex
+// (include/dstd/bits/lock_word.hpp) over a home_word, so a waiter parks in
+// the lock's line at its home (home_mutex.hpp) instead of spinning on a
+// word that may live on another node.
 //
-// The word is 0 free, 1 held, 2 held and maybe waited for. Taking a free
-// lock is one compare-and-swap at the home; giving one nobody waits for is
-// another. No coherence actions: a caller that guards global data with it
-// acquires after lock() and releases before unlock().
+// Taking a free lock is one compare-and-swap at the home; giving one nobody
+// waits for is another (the word's states: home_mutex.hpp). No coherence
+// actions: a caller that guards global data with it acquires after lock()
+// and releases before unlock().
 #pragma once
 
 #include <cstdint>

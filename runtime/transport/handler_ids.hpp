@@ -18,7 +18,10 @@ inline constexpr handler_id futex_wake = 9;   // ... wake waiters of a word
 inline constexpr handler_id tbox_room = 10;  // memory for a tbox's pointee at the tbox's home
 inline constexpr handler_id exit_request = 11;  // another node -> 0: exit(n) (control/run_exit)
 inline constexpr handler_id share_handler = 12;  // 0 -> others: register a user handler (control)
-inline constexpr handler_id last_runtime_handler = share_handler;  // keep this the last id
+inline constexpr handler_id mutex_lock = 13;    // sync/home_mutex: a contended lock, at its home
+inline constexpr handler_id mutex_cancel = 14;  // ... take a timed-out waiter out of the line
+inline constexpr handler_id mutex_unlock = 15;  // ... give a contended lock
+inline constexpr handler_id last_runtime_handler = mutex_unlock;  // keep this the last id
 
 }  // namespace dstd::rt::handler_ids
 
@@ -36,7 +39,8 @@ inline const char* handler_name(handler_id h) {
                                           "usable_size", "apply_diffs",  "wake_waiter",
                                           "start_thread", "futex_wait",  "futex_cancel",
                                           "futex_wake",  "tbox_room",    "exit_request",
-                                          "share_handler"};
+                                          "share_handler", "mutex_lock",  "mutex_cancel",
+                                          "mutex_unlock"};
   if (h < sizeof names / sizeof names[0]) return names[h];
   return h >= first_user_handler ? "user" : "unknown";
 }

@@ -4,8 +4,9 @@
  * wakes through (runtime/sched/remote_wake.cpp), the park/unpark handshake
  * and wake mark it blocks on (runtime/sched/scheduler.cpp, DESIGN s.5.1),
  * the completion a remote call parks on (runtime/transport/transport.cpp),
- * and the locks built on it (include/dstd/bits/lock_word.hpp,
- * runtime/sync/home_lock.cpp).  tests/model/README.md explains how to run
+ * and the lock built beside it (include/dstd/bits/lock_word.hpp and
+ * runtime/sync/home_lock.cpp, whose contended paths are
+ * runtime/sync/home_mutex.cpp: the line of waiters at the word's home).  tests/model/README.md explains how to run
  * it; run_spin.sh does.
  *
  * What is modelled
@@ -69,14 +70,21 @@
  *                         -> park, unpark, park_until, proctype timer
  *   park_thread (a waiter that runs no fiber: main before run_main_on_
  *   fiber, a plain std::thread) -> park with OS_THREADS
- *   lock_word take / take_until / give, wait_while_equal(_until)
- *   (atomic_runtime.cpp: load the word, futex wait if unchanged)
- *                         -> lock_take, lock_give (try CAS 0->1; loop
- *                            exchange(2) != 0: give up if timed and past
- *                            the deadline; load w, futex wait if still 2;
- *                            give: CAS 1->0, else store 0 and wake(1))
- *   home_lock lock / unlock (-DHOME_LOCK) -> the same, but lock waits on
- *                            the futex at once (no load first), untimed
+ *   lock_word take / take_until / give, home_lock lock / unlock (the
+ *   same code: CAS 0->1, else home_mutex::lock; CAS 1->0, else
+ *   home_mutex::unlock)
+ *                         -> lock_take, lock_give
+ *   home_mutex's request_here, cancel_here, unlock_here (one step each
+ *   under the table lock; unlock_here's wake after it)
+ *                         -> request_here, cancel_here, unlock_here; the
+ *                            line is the queue q/qt (shared with the
+ *                            futex: one client runs at a time), `cm`/`cmt`
+ *                            (the waiter woken without the lock, coming
+ *                            back, and its mark), `heldfor` and `passes`
+ *   home_mutex::lock (request; park_until_marked, cancel on timeout; come
+ *   back after a plain wake with a fresh mark)
+ *                         -> mutex_lock (mark tk[t]: come back; tk[t]+1:
+ *                            the lock is yours; tickets step by 2)
  *   latch count_down / wait (-DLATCH) -> latch_arrive_and_wait
  *
  * The park state of each waiter is the scheduler's: RUNNING, PARKING
@@ -93,11 +101,12 @@
  *
  * Clients (default: the mutex)
  *   Each thread runs NCS rounds of lock; critical section; unlock on one
- *   lock_word (w: 0 free, 1 held, 2 held and maybe waited for).  Threads
- *   in TIMED (a bit mask, default thread 1) use take_until, which may give
- *   up, instead of take.  Threads in OS_THREADS (mask, default none) park
- *   as plain threads (park_thread) instead of fibers.
- *   -DHOME_LOCK: the lock is rt::home_lock (no timed lock: TIMED 0).
+ *   lock_word (w: 0 free, 1 held, 2 held and contended, 3 free while the
+ *   head of the line comes back).  Threads in TIMED (a bit mask, default
+ *   thread 1) use take_until, which may give up, instead of take.
+ *   Threads in OS_THREADS (mask, default none) park as plain threads
+ *   (park_thread) instead of fibers.  MAXP is home_mutex's max_passes
+ *   (default 1, to reach hand-offs in few rounds).
  *   -DLATCH: instead, a latch of count 3: every thread counts down once
  *   (the last one wakes all), then waits until the count is 0; a thread
  *   in TIMED gives up at its deadline (as the timed waits of semaphores
@@ -110,27 +119,31 @@
  *       coming, is a deadlock; service threads and timers may wait for
  *       ever: end labels);
  *   P3  a wake lands in the wait it was for: when a mark is left,
- *       assert(live[t] && tk[t] == mark) (the waiter is still in the wait
- *       that queued the entry; otherwise the wake went to a waiter that
- *       has gone, and is lost to the others).  Also: when a wait starts,
+ *       assert(live[t] && (tk[t] == mark || tk[t] + 1 == mark)) (the
+ *       waiter is still in the wait that queued the entry; otherwise the
+ *       wake went to a waiter that has gone, and is lost to the others).  Also: when a wait starts,
  *       nothing may still refer to the previous one (no queue entry, no
  *       taken entry, no wake_waiter in flight whose mark is not left yet:
  *       ghost ref[t]).
+ *   P4  bounded passing: the head of a lock's line is passed over at
+ *       most MAXP times (assertion where a request takes a lock that is
+ *       free while the head comes back).
  *
  * Options (spin -DNAME)
  *   NCS=n            mutex rounds per thread (default 1); NCS0, NCS1,
  *                    NCS2 set one thread's
- *   TIMED=mask       threads that use take_until (default 2: thread 1;
- *                    0 with HOME_LOCK)
+ *   TIMED=mask       threads that use take_until (default 2: thread 1)
  *   OS_THREADS=mask  threads that park as non-fiber threads (default 0)
- *   HOME_LOCK        the client is home_lock instead of lock_word
+ *   MAXP=n           the passes the head of the line allows (default 1)
  *   LATCH            the latch client instead of the mutex
  * Options: deliberately broken protocols (SPIN must find an error)
  *   BUG_CHECK_OUTSIDE_LOCK   the home compares the word, then enqueues in
  *                            a separate step (a wake can run in between)
- *   BUG_WAKE_BEFORE_CHANGE   unlock, finding waiters (CAS 1->0 failed),
- *                            wakes one first and only then stores 0 (the
- *                            woken waiter re-queues on 2 and is missed)
+ *   BUG_NO_HANDOFF           unlock_here never gives the lock to the head
+ *                            directly (passes are not bounded: P4)
+ *   BUG_TIMED_OUT_STAYS_AWAY a waiter woken to come back does not once its
+ *                            deadline has passed (the lock stays promised
+ *                            to it: the others wait for ever)
  *   BUG_TIMEOUT_RETURNS_AT_ONCE  a timed-out waiter whose cancel finds the
  *                            entry gone (a wake took it) returns at once
  *                            instead of waiting for its mark
@@ -174,11 +187,10 @@
 #endif
 #define ROUNDS(t) ((t) == 0 -> NCS0 : ((t) == 1 -> NCS1 : NCS2))
 #ifndef TIMED
-#ifdef HOME_LOCK
-#define TIMED 0         /* home_lock has no timed lock                    */
-#else
 #define TIMED 2         /* thread 1 */
 #endif
+#ifndef MAXP
+#define MAXP 1          /* home_mutex::max_passes                         */
 #endif
 #ifndef OS_THREADS
 #define OS_THREADS 0
@@ -205,6 +217,9 @@
 #define M_WAKE   3      /* node -> home: futex_wake, arg = count          */
 #define M_REPLY  4      /* home -> node: reply to thread's call, arg      */
 #define M_WAKE_WAITER 5 /* home -> node: wake_waiter, ticket = the mark   */
+#define M_LOCK   6      /* node -> home: mutex_lock call, arg = returning */
+#define M_LCANCEL 7     /* node -> home: mutex_cancel call                */
+#define M_UNLOCK 8      /* node -> home: mutex_unlock                     */
 
 chan c2h[NN] = [CAP] of { byte, byte, byte, byte };  /* node n -> home    */
 chan h2c[NN] = [CAP] of { byte, byte, byte, byte };  /* home -> node n    */
@@ -213,6 +228,10 @@ byte w;                 /* the futex word (the lock word / latch count)   */
 byte q[NT];             /* its wait queue at the home: entries (waiter,   */
 byte qt[NT];            /* ticket), oldest first                          */
 byte qlen;
+byte cm;                /* the lock's line: the head woken to come back   */
+byte cmt;               /* (waiter + 1, 0: none) and its mark; the lock   */
+bit  heldfor;           /* held for it; passes of the head                */
+byte passes;
 
 byte pst[NT];           /* park states                                    */
 byte mark[NT];          /* the waiter's wake mark (0: none yet)           */
@@ -336,7 +355,7 @@ end_timer:
  * the waiter's current one). */
 inline leave_mark(u, m)
 {
-  assert(live[u] && tk[u] == m); mark[u] = m; ref[u] = 0
+  assert(live[u] && (tk[u] == m || tk[u] + 1 == m)); mark[u] = m; ref[u] = 0
 }
 
 /* unpark_with_mark(u, m): the mark, then the unpark. */
@@ -423,9 +442,82 @@ inline wake_deliver()
   k = 0; ntaken = 0
 }
 
+/* ----------------------------------------------- the lock's line (home) */
+
+/* Under the table lock: put (u, tkt) at the head of the queue. */
+inline push_front(u_, tkt_)
+{
+  k = qlen;
+  do
+  :: k > 0 -> q[k] = q[k - 1]; qt[k] = qt[k - 1]; k--
+  :: else -> break
+  od;
+  q[0] = u_; qt[0] = tkt_; qlen++; ref[u_] = 1
+}
+
+/* home_mutex's request_here(word, (rw, rt), ret), one step under the
+ * table lock: res = 1 (the lock is the caller's) or 0 (queued). */
+inline request_here(rw, rt, ret)
+{
+  if
+  :: ret ->
+     assert(cm == rw + 1);                      /* it was woken to come back */
+     ok = heldfor; cm = 0; cmt = 0; heldfor = 0;
+     if
+     :: ok || w == 3 ->
+        passes = 0; res = 1;
+        if :: qlen == 0 -> w = 1 :: else -> w = 2 fi
+     :: else -> assert(w == 2); push_front(rw, rt); res = 0
+     fi;
+     ok = 0
+  :: !ret ->
+     if
+     :: w == 0 -> w = 1; res = 1
+     :: w == 1 || w == 2 -> w = 2; enqueue(rw, rt); res = 0
+     :: w == 3 -> w = 2; passes++; assert(passes <= MAXP); res = 1   /* P4 */
+     fi
+  fi
+}
+
+/* cancel_here(word, (cw, ct)): res = 1 if it was still queued. */
+inline cancel_here(cw, ct)
+{
+  ok = (qlen > 0 && q[0] == cw && qt[0] == ct && cm == 0);
+  dequeue(cw, ct);
+  if :: res && ok -> passes = 0 :: else fi;     /* the head left          */
+  ok = 0
+}
+
+/* unlock_here(word), the part under the lock; the wake it decides is left
+ * in taken/takent for wake_deliver. */
+inline unlock_here()
+{
+  if
+  :: cm != 0 ->
+     if
+#ifndef BUG_NO_HANDOFF
+     :: passes >= MAXP -> heldfor = 1           /* held for the head      */
+#endif
+     :: else -> w = 3                           /* free while it comes    */
+     fi
+  :: cm == 0 && qlen == 0 -> w = 0
+  :: cm == 0 && qlen > 0 ->
+     wake_pop(1);
+     if
+#ifndef BUG_NO_HANDOFF
+     :: passes >= MAXP ->                       /* the lock is the head's */
+        takent[0] = takent[0] + 1; passes = 0;
+        if :: qlen == 0 -> w = 1 :: else -> w = 2 fi
+#endif
+     :: else -> cm = taken[0] + 1; cmt = takent[0]; w = 3   /* come back  */
+     fi
+  fi
+}
+
 /* ------------------------------------------------------- the home node */
 
-/* Node 0's service thread: futex_wait, futex_cancel, futex_wake. */
+/* Node 0's service thread: futex_wait, futex_cancel, futex_wake, and
+ * home_mutex's mutex_lock, mutex_cancel, mutex_unlock. */
 proctype home_service()
 {
   byte typ, t, a, tkt, res, k, u, ntaken;
@@ -450,6 +542,9 @@ end_home:
 #endif
        :: typ == M_CANCEL -> dequeue(t, tkt)    /* on_cancel             */
        :: typ == M_WAKE -> wake_pop(a)          /* on_wake               */
+       :: typ == M_LOCK -> request_here(t, tkt, a)   /* home_mutex        */
+       :: typ == M_LCANCEL -> cancel_here(t, tkt)
+       :: typ == M_UNLOCK -> unlock_here()
        fi;
        a = 0
      };
@@ -460,7 +555,7 @@ end_home:
      fi;
 #endif
      if
-     :: typ == M_WAKE -> wake_deliver(); atomic { typ = 0; t = 0 }
+     :: typ == M_WAKE || typ == M_UNLOCK -> wake_deliver(); atomic { typ = 0; t = 0; tkt = 0 }
      :: else -> atomic { h2c[NODE(t)] ! M_REPLY, t, res, 0; typ = 0; t = 0; res = 0; tkt = 0 }
      fi
   od
@@ -535,7 +630,7 @@ inline futex_wait(expected)
 {
   atomic {                                      /* mine{name, next_ticket()} */
     assert(!ref[t]);                            /* P3: the last wait is over */
-    live[t] = 1; tk[t]++
+    live[t] = 1; tk[t] = tk[t] + 2
   };
   /* queue */
   if
@@ -602,49 +697,100 @@ inline wake(cnt)
 
 /* -------------------------------------------------------------- clients */
 
-/* lock_word::take / take_until; home_lock::lock (-DHOME_LOCK). */
+/* The waiter's check in home_mutex::lock: its mark, or its mark + 1 (the
+ * lock is its own). */
+#ifdef BUG_ANY_MARK
+#define WOKEN_M (mark[t] != 0)
+#else
+#define WOKEN_M (mark[t] == tk[t] || mark[t] == tk[t] + 1)
+#endif
+
+/* home_mutex::lock(w, deadline) of thread t: request; if queued,
+ * park_until_marked (cancel at the deadline); a plain wake means come back
+ * (returning, with a fresh mark), even past the deadline. */
+inline mutex_lock()
+{
+  do
+  :: atomic {                                   /* mine{name, fresh_mark()} */
+       assert(!ref[t]);                         /* P3: the last wait is over */
+       live[t] = 1; tk[t] = tk[t] + 2
+     };
+     if
+     :: n == HOME -> atomic { request_here(t, tk[t], back) }
+     :: n != HOME -> call_home(M_LOCK, back)
+     fi;
+     back = 0;
+     if
+     :: res == 1 -> res = 0; got = 1; live[t] = 0; break   /* the owner    */
+     :: res == 0 ->
+        do
+        :: WOKEN_M -> break
+        :: !WOKEN_M && !timed -> park()
+        :: !WOKEN_M && timed ->
+           park_until();
+           if
+           :: WOKEN_M
+           :: !WOKEN_M && !expired[t]
+           :: !WOKEN_M && expired[t] ->
+              if
+              :: n == HOME -> atomic { cancel_here(t, tk[t]) }
+              :: n != HOME -> call_home(M_LCANCEL, 0)
+              fi;
+              if
+              :: res -> break                   /* timed out, out of line  */
+              :: !res ->
+#ifdef BUG_TIMEOUT_RETURNS_AT_ONCE
+                 break
+#else
+                 do                             /* a wake took us: wait    */
+                 :: WOKEN_M -> break
+                 :: !WOKEN_M -> park()
+                 od;
+                 break
+#endif
+              fi
+           fi
+        od;
+        if
+        :: res == 1 -> res = 0; live[t] = 0; break     /* false            */
+        :: res == 0 && mark[t] == tk[t] + 1 -> got = 1; live[t] = 0; break
+        :: res == 0 && mark[t] != tk[t] + 1 ->
+#ifdef BUG_TIMED_OUT_STAYS_AWAY
+           if :: timed && expired[t] -> live[t] = 0; break :: else fi;
+#endif
+           live[t] = 0; back = 1                /* come back for it        */
+        fi
+     fi
+  od
+}
+
+/* lock_word::take / take_until; home_lock::lock: CAS 0 -> 1, else
+ * home_mutex::lock. */
 inline lock_take()
 {
   atomic {
     tactive[t] = timed;                         /* the deadline            */
     if :: w == 0 -> w = 1; got = 1 :: else fi   /* try_take: CAS 0 -> 1    */
   };
-  do
-  :: got -> break
-  :: !got ->
-     atomic { old = w; w = 2; got = (old == 0); old = 0 };   /* exchange(2) */
-     if
-     :: got -> break
-     :: !got && timed && expired[t] -> break    /* now >= deadline: false  */
-     :: !got && !(timed && expired[t]) ->
-#ifdef HOME_LOCK
-        futex_wait(2)                           /* home_futex::wait(w, 2)  */
-#else
-        /* wait_while_equal(_until)(w, 2): load w, wait if still 2 */
-        if
-        :: w == 2 -> futex_wait(2)
-        :: else
-        fi
-#endif
-     fi
-  od;
+  if
+  :: !got -> mutex_lock()
+  :: else
+  fi;
   atomic { tactive[t] = 0; expired[t] = 0 }
 }
 
-/* lock_word::give; home_lock::unlock. */
+/* lock_word::give; home_lock::unlock: CAS 1 -> 0, else home_mutex::unlock
+ * (at home: unlock_here then the wake; elsewhere a message). */
 inline lock_give()
 {
   atomic { if :: w == 1 -> w = 0; old = 1 :: else fi };   /* CAS 1 -> 0 */
   if
   :: old -> old = 0                             /* nobody waited           */
   :: else ->
-#ifdef BUG_WAKE_BEFORE_CHANGE
-     wake(1);                                   /* wake first ...          */
-     w = 0                                      /* ... then free the word  */
-#else
-     w = 0;                                     /* store(0)                */
-     wake(1)
-#endif
+     if
+     :: n == HOME -> atomic { unlock_here() }; wake_deliver()
+     :: n != HOME -> c2h[n] ! M_UNLOCK, t, 0, 0
+     fi
   fi
 }
 
@@ -681,7 +827,7 @@ proctype thread(byte t)
   bit os = (OS_THREADS >> t) & 1;
   byte old, res, k, u, ntaken, round;
   byte taken[NT], takent[NT];
-  bit got, pk, ok;
+  bit got, pk, ok, back;
 
 #ifdef LATCH
   latch_arrive_and_wait();

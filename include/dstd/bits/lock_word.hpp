@@ -1,6 +1,9 @@
 // Internal: the word behind every dstd mutex: 0 free, 1 held, 2 held and
-// maybe waited for (the classic futex mutex). The word is a home word, so
-// taking a free mutex homed here is one CPU compare-and-swap.
+// contended, 3 free while a woken waiter comes back for it. The word is a
+// home word, so taking a free mutex homed here is one CPU compare-and-swap
+// and giving one nobody waits for is another; everything else is decided
+// at the word's home, which keeps the line of waiters and bounds how often
+// the head of the line is passed over (runtime/sync/home_mutex.hpp).
 #pragma once
 
 #include <chrono>
@@ -13,29 +16,23 @@ class lock_word {
  public:
   constexpr lock_word() noexcept = default;
 
+  // May fail while the lock is free but promised to a waiter (state 3): a
+  // spurious failure, which try_lock allows.
   bool try_take() noexcept {
     std::uint64_t expected = 0;
     return w_.compare_exchange_strong(expected, 1, memory_order_relaxed);
   }
   void take() noexcept {
-    if (try_take()) return;
-    while (w_.exchange(2, memory_order_relaxed) != 0) wait_while_equal(w_.ptr(), 8, 2);
+    if (!try_take()) lock_contended(w_.ptr(), nullptr);
   }
   bool take_until(std::chrono::steady_clock::time_point deadline) noexcept {
-    if (try_take()) return true;
-    while (w_.exchange(2, memory_order_relaxed) != 0) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      wait_while_equal_until(w_.ptr(), 8, 2, deadline);
-    }
-    return true;
+    return try_take() || lock_contended(w_.ptr(), &deadline);
   }
   void give() noexcept {
     // Usually nobody waits (1): one compare-and-swap, which costs a single
-    // remote operation when the home is elsewhere (an exchange costs two).
+    // remote operation when the home is elsewhere.
     std::uint64_t held = 1;
-    if (w_.compare_exchange_strong(held, 0, memory_order_relaxed)) return;
-    w_.store(0, memory_order_relaxed);
-    wake_waiters(w_.ptr(), false);
+    if (!w_.compare_exchange_strong(held, 0, memory_order_relaxed)) unlock_contended(w_.ptr());
   }
 
  private:

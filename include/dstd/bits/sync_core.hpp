@@ -51,6 +51,12 @@ bool wait_while_equal_until(const volatile void* p, unsigned size, std::uint64_t
                             std::chrono::steady_clock::time_point deadline);
 void wake_waiters(const volatile void* p, bool all);
 
+// A lock word (lock_word.hpp) whose fast compare-and-swap failed: take it
+// (false when `deadline`, if not null, passed first), or give it. The
+// line of waiters is kept at the word's home (runtime/sync/home_mutex.hpp).
+bool lock_contended(std::uint64_t* word, const std::chrono::steady_clock::time_point* deadline);
+void unlock_contended(std::uint64_t* word);
+
 // A deadline from any clock, as the scheduler's clock.
 template <class Clock, class Duration>
 std::chrono::steady_clock::time_point steady_deadline(
