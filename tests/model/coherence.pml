@@ -96,6 +96,38 @@
  *                            (the unlock can overtake the diff)
  *   BUG_KEEP_TWIN            release leaves the page DIRTY with its old
  *                            twin, so a later flush resends old bytes
+ *
+ * V2: invalidate only what changed (docs/DESIGN.md s.4, "Versions")
+ * ------------------------------------------------------------------
+ * With -DV2 the model follows the v2 acquire of coherence.cpp and
+ * page_versions.cpp:
+ *   ver[p]       the home's version of page p, bumped after a diff to p
+ *                is applied (on_apply_diffs);
+ *   depoch[h]    home h's diff epoch, bumped after every applied batch;
+ *                the ack carries its value before the bump and the
+ *                page's version after it;
+ *   wepoch[h]    home h's write epoch, bumped by every release of home h
+ *                once some node has cached from it (exported[h]): the
+ *                home's own writes are not tracked page by page;
+ *   exported[h]  set by a node (one-sided, waited for) before its first
+ *                fetch from h.
+ * A node keeps per page the version it fetched (cver) and per home the
+ * epochs it last saw (seen_d, seen_w).  A fetch reads the version, then
+ * the bytes.  An acquire flushes, then per home reads the write epoch and
+ * the diff epoch: write epoch changed -> drop every cached page of the
+ * home; only the diff epoch changed -> drop the pages whose version is not
+ * the cached one; nothing changed -> keep them all.  An ack whose epoch
+ * before is the one the node last saw means only its own diff changed the
+ * home since: the node moves seen_d on and takes the new version as its
+ * own (asserting it is cver + 1: the invariant "seen_d == depoch implies
+ * cver == ver for every cached page").
+ * Every shared access of V2 (the mark, a version or an epoch read, the
+ * home's bump) is its own step, and so is the fetch.
+ * Broken variants (must be caught): BUG_V2_NO_HOME_BUMP (a home's release
+ * does not bump its write epoch), BUG_V2_VERSION_AFTER_DATA (a fetch reads
+ * the version after the bytes), BUG_V2_TRUST_OWN_DIFF (an ack always moves
+ * seen_d on and sets the cached version, even when another node's diff
+ * came between).
  */
 
 /* ---------------------------------------------------------------- bounds */
@@ -147,7 +179,18 @@ bit  lock;              /* the one mutex (test-and-set at its home)        */
  * back to the sender carry the page.  Buffered: a releaser sends its diffs
  * to every home, then waits for all the acks (one batch per release). */
 chan homeq[NP] = [NN] of { byte, byte, byte, byte, byte, byte };
-chan ackq[NN]  = [NP] of { byte };
+chan ackq[NN]  = [NP] of { byte, byte, byte };   /* page, depoch before, ver after */
+
+#ifdef V2
+byte ver[NP];           /* home: version of page p                          */
+byte depoch[NP];        /* home h (= page h): diff batches applied          */
+byte wepoch[NP];        /* home h: releases since it was first exported     */
+bit  exported[NP];      /* home h: some node has fetched from it            */
+#define FETCH_SPLIT     /* every fetch is outside atomic blocks            */
+#endif
+#ifdef FETCH_BYTEWISE
+#define FETCH_SPLIT
+#endif
 
 /* Ghost state, only for the assertions. */
 byte last[NB];          /* last value written to each byte: L bytes kept up
@@ -186,6 +229,15 @@ byte inflight;          /* diffs sent and not yet applied                  */
  * page.  With FETCH_BYTEWISE it must be used outside any atomic block. */
 inline fetch(pg)
 {
+#ifdef V2
+  if
+  :: !marked[HOME(pg)] -> atomic { exported[HOME(pg)] = 1; marked[HOME(pg)] = 1 }
+  :: else
+  fi;
+#ifndef BUG_V2_VERSION_AFTER_DATA
+  atomic { cver[pg] = ver[pg] };
+#endif
+#endif
 #ifdef FETCH_BYTEWISE
   cache[pg*PS+0] = master[pg*PS+0];
   cache[pg*PS+1] = master[pg*PS+1];
@@ -197,6 +249,9 @@ inline fetch(pg)
     cache[pg*PS+2] = master[pg*PS+2];
     st[pg] = READ_ONLY
   }
+#endif
+#if defined(V2) && defined(BUG_V2_VERSION_AFTER_DATA)
+  atomic { cver[pg] = ver[pg] };
 #endif
 }
 
@@ -320,7 +375,23 @@ inline flush_wait()
 {
 #ifndef BUG_NO_ACK_WAIT
   do
-  :: pending > 0 -> ack ? _; pending--
+  :: pending > 0 ->
+     ack ? pg, d, x;
+     pending--;
+#ifdef V2
+     if
+#ifndef BUG_V2_TRUST_OWN_DIFF
+     :: d == seen_d[HOME(pg)] ->
+        assert(x == cver[pg] + 1);  /* seen_d == depoch: cver was ver */
+#else
+     :: true ->
+#endif
+        seen_d[HOME(pg)] = d + 1;
+        cver[pg] = x
+     :: else
+     fi;
+#endif
+     pg = 0; d = 0; x = 0
   :: else -> break
   od
 #else
@@ -330,6 +401,74 @@ inline flush_wait()
 
 /* acquire_invalidate's second half: every READ_ONLY cached page ->
  * INVALID, so the next access refetches.  Contents zeroed (fewer states). */
+inline drop(pg)
+{
+  st[pg] = INVALID;
+  cache[pg*PS+0] = 0; cache[pg*PS+1] = 0; cache[pg*PS+2] = 0;
+  twin[pg*PS+0] = 0;  twin[pg*PS+1] = 0;  twin[pg*PS+2] = 0
+}
+
+#ifdef V2
+/* A home's release (unlock, exit, stand-alone release): once some node
+ * caches from it, it bumps its write epoch, since its own writes are not
+ * tracked.  Its own step: it reads exported[]. */
+inline home_bump()
+{
+#ifndef BUG_V2_NO_HOME_BUMP
+  if
+  :: n < NP ->
+     atomic {
+       if
+       :: exported[n] -> wepoch[n]++
+       :: else
+       fi
+     }
+  :: else
+  fi
+#else
+  skip
+#endif
+}
+
+/* The v2 invalidation: per home, its epochs first, then (only if just the
+ * diff epoch changed) the versions of the pages cached from it. */
+inline invalidate()
+{
+  pg = 0;
+  do
+  :: pg < NP ->
+     if
+     :: HOME(pg) != n && st[pg] == READ_ONLY ->
+        atomic {                        /* the home's summary, one read */
+          w = wepoch[HOME(pg)];
+          d = depoch[HOME(pg)]
+        };
+        atomic {
+          if
+          :: w != seen_w[HOME(pg)] -> drop(pg)
+          :: w == seen_w[HOME(pg)] && d != seen_d[HOME(pg)] ->
+             x = ver[pg];               /* the version, after the summary */
+             if
+             :: x != cver[pg] -> drop(pg)
+             :: else
+             fi
+          :: else
+          fi;
+          seen_w[HOME(pg)] = w; seen_d[HOME(pg)] = d; w = 0; d = 0; x = 0
+        }
+     :: else                            /* nothing cached: seen_* stay */
+     fi;
+     pg++
+  :: else -> break
+  od;
+  pg = 0
+}
+#else
+inline home_bump()
+{
+  skip
+}
+
 inline invalidate()
 {
 #ifndef BUG_NO_INVALIDATE
@@ -337,10 +476,7 @@ inline invalidate()
   do
   :: pg < NP ->
      if
-     :: HOME(pg) != n && st[pg] == READ_ONLY ->
-        st[pg] = INVALID;
-        cache[pg*PS+0] = 0; cache[pg*PS+1] = 0; cache[pg*PS+2] = 0;
-        twin[pg*PS+0] = 0;  twin[pg*PS+1] = 0;  twin[pg*PS+2] = 0
+     :: HOME(pg) != n && st[pg] == READ_ONLY -> drop(pg)
      :: else
      fi;
      pg++
@@ -351,6 +487,7 @@ inline invalidate()
   skip
 #endif
 }
+#endif
 
 /* acquire_invalidate: flush own dirty pages, then invalidate. */
 inline acquire()
@@ -363,6 +500,9 @@ inline acquire()
   invalidate();
   flush_send();
   flush_wait()
+#elif defined(V2)
+  atomic { flush_send(); flush_wait() };
+  invalidate()
 #else
   flush_send();
   flush_wait();
@@ -377,7 +517,7 @@ inline acquire()
  * with respect to fetches and to the home's own accesses. */
 proctype home_server(chan in)
 {
-  byte s, pg, m, v0, v1, v2;
+  byte s, pg, m, v0, v1, v2, b;
   xr in;                /* only this process receives on its queue */
 end_wait:
   do
@@ -394,11 +534,24 @@ end_wait:
      atomic {
 #endif
        if :: m & 4 -> master[pg*PS+2] = v2 :: else fi;
+#ifdef V2
+     };
+     atomic { ver[pg]++ };            /* the version, after the bytes */
+     atomic {
+       b = depoch[HOME(pg)];            /* then the home's diff epoch */
+       depoch[HOME(pg)]++;
+#else
+       b = 0;
+#endif
        inflight--;
 #ifndef BUG_NO_ACK_WAIT
-       ackq[s] ! pg;
+#ifdef V2
+       ackq[s] ! pg, b, ver[pg];
+#else
+       ackq[s] ! pg, 0, 0;
 #endif
-       s = 0; pg = 0; m = 0; v0 = 0; v1 = 0; v2 = 0
+#endif
+       s = 0; pg = 0; m = 0; v0 = 0; v1 = 0; v2 = 0; b = 0
      }
   od
 }
@@ -414,10 +567,30 @@ proctype node(byte n)
   byte i, op, v;        /* current access: byte, read (0) or write (1),
                          * value read or written                           */
   byte pg, m, pending;  /* used by the flush                               */
+  byte w, d, x;         /* an epoch or version read, an ack's fields        */
+#ifdef V2
+  byte cver[NP];        /* version of each cached page, as fetched          */
+  byte seen_d[NP];      /* per home: the diff epoch last seen               */
+  byte seen_w[NP];      /* per home: the write epoch last seen              */
+  bit  marked[NP];      /* per home: exported[] set by this node            */
+#endif
   chan ack = ackq[n];   /* this node's ack queue                           */
   xr ack;
 
   do
+#ifdef V2
+  :: ncs < NCS && MAY_CS ->             /* a critical section, step by step */
+     atomic { lock == 0 -> lock = 1 };
+     acquire();
+     atomic {
+       if :: i = 0 :: i = 4 fi;
+       if :: op = 0 :: op = 1 fi
+     };
+     fault_fetch(i);
+     atomic { access(i); ncs++ };
+     home_bump();                       /* the unlock's release */
+     atomic { flush_send(); flush_wait(); lock = 0 }
+#else
   :: ncs < NCS && MAY_CS ->             /* a critical section:           */
      atomic {
        lock == 0 -> lock = 1;           /* mutex lock                    */
@@ -443,6 +616,7 @@ proctype node(byte n)
        flush_wait();                    /*   the diffs are applied ...   */
        lock = 0                         /*   ... then the lock is free   */
      }
+#endif
   :: nfs < NFS && MAY_FS ->             /* own byte, outside the lock    */
      atomic {
        if
@@ -458,7 +632,7 @@ proctype node(byte n)
        :: skip
        fi;
 #endif
-#ifdef FETCH_BYTEWISE
+#ifdef FETCH_SPLIT
      };
      fault_fetch(i);
      atomic {
@@ -469,9 +643,11 @@ proctype node(byte n)
        nfs++
      }
   :: nrel < NREL ->                     /* release-store, spawn, send    */
+     home_bump();
      atomic { flush_send(); flush_wait(); nrel++ }
   :: else -> break
   od;
+  home_bump();                          /* thread exit: a release        */
   atomic {
     flush_send();                       /* thread exit: a release        */
     flush_wait();
