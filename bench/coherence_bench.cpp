@@ -1,10 +1,17 @@
 // Coherence costs on shm: read-fault latency, write-fault (twin) cost,
-// release time against dirty pages, acquire time against cached pages, and
-// what release+acquire cost a node with nothing cached.
+// release time against dirty pages, acquire time against cached pages (when
+// nothing changed, when the home released, when one page was changed by a
+// third node), and what release+acquire cost a node with nothing cached.
 //
 //   build/bin/dstdrun -n 2 build/bin/coherence_bench
+//   build/bin/dstdrun -n 3 build/bin/coherence_bench   (adds the third-node row)
 //
-// Node 0 owns the memory; a thread on node 1 measures and prints.
+// Node 0 owns the memory; a thread on node 1 measures and prints. An
+// acquire keeps the pages no one changed (DESIGN §4, "Versions"), so to
+// measure faults node 1 asks node 0 to release: a release of the home
+// makes the next acquire drop every page cached from it. Requests go
+// through one word at node 0 with transport atomics, which involve no
+// coherence action of their own.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,10 +35,19 @@ constexpr std::size_t page = 4096;
 constexpr std::size_t pages = 4096;  // 16 MiB on node 0
 constexpr int repetitions = 21;
 constexpr dstd::rt::handler_id h_measure = dstd::rt::first_user_handler;
+constexpr dstd::rt::handler_id h_serve = dstd::rt::first_user_handler + 1;
+
+// The request word: 0 idle, else (node << 8) | action, set by node 1 and
+// cleared by that node when done. Another value than these ends the helpers.
+constexpr std::uint64_t home_release = 1;  // node 0: release (nothing written)
+constexpr std::uint64_t write_page = 2;    // node 2: write a byte of page 7, release
+constexpr std::uint64_t quit = 0xff;
+constexpr std::size_t changed_page = 7;
 
 struct request {
   unsigned char* area;
   dstd::rt::gaddr done;
+  dstd::rt::gaddr command;
 };
 
 double median(std::vector<double> v) {
@@ -49,13 +65,38 @@ void touch_read(const unsigned char* area, std::size_t n) {
   asm volatile("" : : "r"(sum) : "memory");
 }
 
+std::uint64_t peek(dstd::rt::gaddr word) { return dstd::rt::current_transport()->fetch_add(word, 0); }
+
+// Node 1: has `node` do `action` and waits until it has.
+void ask(const request& req, dstd::rt::node_id node, std::uint64_t action) {
+  const std::uint64_t cmd = (std::uint64_t(node) << 8) | action;
+  dstd::rt::current_transport()->fetch_add(req.command, cmd);
+  while (peek(req.command) != 0) std::this_thread::yield();
+}
+
+// Node 0 (main) and node 2: does what node 1 asks of this node.
+void serve(request req, dstd::rt::node_id self) {
+  for (;;) {
+    const std::uint64_t cmd = peek(req.command);
+    if (cmd == quit) return;
+    if (cmd == 0 || (cmd >> 8) != self) {
+      std::this_thread::yield();
+      continue;
+    }
+    if ((cmd & 0xff) == write_page) ++req.area[changed_page * page + 100];
+    coherence::release();
+    dstd::rt::current_transport()->fetch_add(req.command, std::uint64_t(0) - cmd);
+  }
+}
+
 void measure(request req) {
   unsigned char* area = req.area;
   std::vector<dstd::bench::result> rows;
 
   std::vector<double> per_fault;
   for (int r = 0; r < repetitions; ++r) {
-    coherence::acquire();  // drops every cached page
+    ask(req, 0, home_release);
+    coherence::acquire();  // drops every page cached from node 0
     const auto t0 = clock_type::now();
     touch_read(area, pages);
     per_fault.push_back(ns_since(t0) / pages);
@@ -64,6 +105,7 @@ void measure(request req) {
 
   per_fault.clear();
   for (int r = 0; r < repetitions; ++r) {
+    ask(req, 0, home_release);
     coherence::acquire();
     touch_read(area, pages);  // now cached read-only
     const auto t0 = clock_type::now();
@@ -85,16 +127,27 @@ void measure(request req) {
     rows.push_back({"release, " + std::to_string(dirty) + " dirty pages (8 B each)", median(t), 0, 0});
   }
 
-  for (std::size_t cached : {1ul, 16ul, 256ul, 4096ul}) {
+  // The acquire after a change the acquirer must see: `prepare` makes it.
+  auto acquire_row = [&](const std::string& name, std::size_t cached, auto prepare) {
     std::vector<double> t;
     for (int r = 0; r < repetitions; ++r) {
       coherence::acquire();
       touch_read(area, cached);
+      prepare();
       const auto t0 = clock_type::now();
       coherence::acquire();
       t.push_back(ns_since(t0));
     }
-    rows.push_back({"acquire, " + std::to_string(cached) + " cached pages", median(t), 0, 0});
+    rows.push_back({name, median(t), 0, 0});
+  };
+  for (std::size_t cached : {1ul, 16ul, 256ul, 4096ul}) {
+    acquire_row("acquire, " + std::to_string(cached) + " cached pages, none changed", cached, [] {});
+  }
+  acquire_row("acquire, 4096 cached pages, node 0 released", pages,
+              [&] { ask(req, 0, home_release); });
+  if (dstd::node_count() >= 3) {
+    acquire_row("acquire, 4096 cached pages, node 2 wrote 1", pages,
+                [&] { ask(req, 2, write_page); });
   }
 
   std::printf("## node 1 against node 0's memory (median of %d runs)\n", repetitions);
@@ -111,6 +164,13 @@ void on_measure(dstd::rt::message& m) {
   std::thread(measure, req).detach();  // handlers must not block
 }
 const dstd::rt::handler_registration registration{h_measure, &on_measure};
+
+void on_serve(dstd::rt::message& m) {
+  request req{};
+  std::memcpy(&req, m.payload().data(), sizeof req);
+  std::thread(serve, req, dstd::rt::node_id{2}).detach();
+}
+const dstd::rt::handler_registration serving{h_serve, &on_serve};
 
 }  // namespace
 
@@ -130,9 +190,16 @@ int main() {
   std::memset(area, 1, pages * page);
   auto* done = static_cast<std::uint64_t*>(std::aligned_alloc(64, 64));
   *done = 0;
-  const request req{area, reinterpret_cast<dstd::rt::gaddr>(done)};
+  auto* command = static_cast<std::uint64_t*>(std::aligned_alloc(64, 64));
+  *command = 0;
+  const request req{area, reinterpret_cast<dstd::rt::gaddr>(done),
+                    reinterpret_cast<dstd::rt::gaddr>(command)};
   dstd::rt::transport& t = *dstd::rt::current_transport();
+  if (dstd::node_count() >= 3) t.post_send(2, h_serve, &req, sizeof req);
   t.post_send(1, h_measure, &req, sizeof req);
+  std::thread node0([&] { serve(req, 0); });
   while (t.fetch_add(req.done, 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  t.fetch_add(req.command, quit);
+  node0.join();
   return 0;
 }

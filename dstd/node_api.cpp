@@ -20,7 +20,7 @@ node_stats stats() noexcept {
   const rt::node_counters n = rt::collect_node_counters();
   const rt::coherence::counters& c = n.coherence;
   return {c.read_faults,       c.write_faults,     c.fetches,          c.pages_fetched,
-          c.bytes_fetched,     c.diff_bytes_sent,  c.pages_invalidated,
+          c.bytes_fetched,     c.diff_bytes_sent,  c.pages_invalidated, c.pages_kept,
           c.fault_ns,          c.releases,         c.acquires,
           n.remote_frees.sent, n.remote_frees.received,
           n.traffic.messages_sent, n.traffic.messages_received, n.traffic.one_sided,

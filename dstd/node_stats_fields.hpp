@@ -22,6 +22,7 @@ inline constexpr node_stats_field node_stats_fields[] = {
     {"bytes_fetched", &node_stats::bytes_fetched},
     {"diff_bytes_sent", &node_stats::diff_bytes_sent},
     {"pages_invalidated", &node_stats::pages_invalidated},
+    {"pages_kept", &node_stats::pages_kept},
     {"fault_nanoseconds", &node_stats::fault_nanoseconds},
     {"releases", &node_stats::releases},
     {"acquires", &node_stats::acquires},

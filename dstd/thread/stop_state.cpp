@@ -86,6 +86,12 @@ bool stop_state_request(stop_state* s) noexcept {
     unlock(s);
     return false;
   }
+  // What the requester wrote goes out before the flag: a poller that sees
+  // it acquires without the lock (stop_state_requested). The release at
+  // unlock comes too late: v2's acquire keeps pages whose home had not
+  // released yet (thread_test's StopRequestCrossesNodesWithCallbacks read a
+  // stale message once in seven runs without this).
+  rt::coherence::release();
   s->requested.store(true);
   s->runner = current_thread_id();
   while (stop_callback_node* cb = s->head) {
@@ -98,6 +104,7 @@ bool stop_state_request(stop_state* s) noexcept {
     s->running = nullptr;
     if (!s->running_destroyed) {
       const rt::home_ref<std::uint64_t> done = finished(cb);  // cb may go once it is set
+      rt::coherence::release();  // the callback's writes, for its deregistering thread
       done.store(1);
       rt::home_futex::wake(done.bits(), rt::home_futex::all);
     }
@@ -134,6 +141,7 @@ void stop_state_deregister(stop_state* s, stop_callback_node* cb) noexcept {
   if (!running_elsewhere) return;
   const rt::home_ref<std::uint64_t> done = finished(cb);
   while (done.load() == 0) rt::home_futex::wait(done.bits(), 0);
+  rt::coherence::acquire();  // the callback's return happens before this returns
 }
 
 }  // namespace dstd::detail

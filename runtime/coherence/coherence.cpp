@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -37,6 +38,7 @@
 
 #include "runtime/coherence/diff.hpp"
 #include "runtime/coherence/page_directory.hpp"
+#include "runtime/coherence/page_versions.hpp"
 #include "runtime/coherence/twin_pool.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/clock.hpp"
@@ -62,10 +64,22 @@ constexpr std::uint64_t take_chunk = 4096;
 struct atomic_counters {
   std::atomic<std::uint64_t> read_faults{0}, write_faults{0}, fetches{0}, pages_fetched{0},
       bytes_fetched{0},
-      diff_bytes_sent{0}, pages_invalidated{0}, fault_ns{0}, releases{0}, acquires{0};
+      diff_bytes_sent{0}, pages_invalidated{0}, pages_kept{0}, fault_ns{0}, releases{0},
+      acquires{0};
 };
 
 page_directory directory;
+page_versions versions;
+// What this node knows of each home it caches from (page_versions.hpp).
+struct home_view {
+  // This node has set the home's exported word (before its first fetch).
+  std::atomic<bool> exported{false};
+  // The home's summary when this node last looked: at an acquire, or moved
+  // on by a reply that shows only this node's diffs came since. Under
+  // sync_mutex.
+  home_summary seen;
+};
+std::array<home_view, layout::max_nodes> homes;
 twin_pool twins;
 atomic_counters stats;
 std::atomic<bool> enabled{false};
@@ -108,13 +122,38 @@ void keep_per_node_bytes(std::uintptr_t a, unsigned char* to, const unsigned cha
   }
 }
 
+// Before this node's first fetch from `home`: sets the home's exported
+// word, so that its releases bump its write epoch from now on. Waits until
+// the write is done; the caller then fences (seq_cst) before reading pages.
+void export_from(node_id home) {
+  home_view& h = homes[home];
+  if (h.exported.load(std::memory_order_acquire)) return;
+  const std::uint64_t one = 1;
+  current_transport()->write(versions.exported_address(home), &one, sizeof one);
+  h.exported.store(true, std::memory_order_release);
+}
+
+// One page from `home` into `to`: its version first (into the directory),
+// then its bytes, so the bytes are at least as new as the version (a diff
+// applied in between only makes the version look old: the page is dropped
+// at the next acquire that sees its home changed).
+void read_version_then_page(std::uint64_t index, node_id home, unsigned char* to,
+                            std::uintptr_t a) {
+  export_from(home);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  current_transport()->read(directory.versions(index), versions.version_address(index),
+                            sizeof(std::uint32_t));
+  std::atomic_thread_fence(std::memory_order_acquire);
+  current_transport()->read(to, a, page);
+}
+
 // A page of the executable's static data: its per-node bytes stay this
 // node's. Caller holds the page lock; the page is invalid and listed.
 void fetch_static_page(std::uint64_t index, std::uintptr_t a) {
   unsigned char* frame = alias_of(index);
   unsigned char mine[page];
   std::memcpy(mine, frame, page);
-  current_transport()->read(frame, a, page);
+  read_version_then_page(index, 0, frame, a);
   keep_per_node_bytes(a, frame, mine);
   stats.fetches.fetch_add(1, std::memory_order_relaxed);
   stats.pages_fetched.fetch_add(1, std::memory_order_relaxed);
@@ -122,8 +161,10 @@ void fetch_static_page(std::uint64_t index, std::uintptr_t a) {
 }
 
 // A release's page diffs for their home (diff.hpp's format, checked by
-// apply_diffs); the empty reply says they are applied.
-constexpr handler_decl<any_bytes, no_bytes> diffs_for_home{handler_ids::apply_diffs};
+// apply_diffs). The reply says they are applied, and carries the home's
+// diff epoch before this batch: when it is the one the sender last saw, no
+// other node's diff came in between (page_versions.hpp).
+constexpr handler_decl<any_bytes, std::uint64_t> diffs_for_home{handler_ids::apply_diffs};
 
 // Diffs go home in batches, one message per home per batch. Batches are
 // built while pages are locked and sent only after every page lock is
@@ -134,35 +175,63 @@ class diff_batcher {
   explicit diff_batcher(node_id nodes) : open_(nodes) {}
 
   void add(node_id home, std::uint64_t index, std::uintptr_t a, const unsigned char* twin) {
-    std::vector<std::byte>& batch = open_[home];
-    stats.diff_bytes_sent.fetch_add(append_diff(batch, a, alias_of(index), twin),
-                                    std::memory_order_relaxed);
-    if (batch.size() + max_page_diff_bytes > transport::max_payload) close(home);
+    batch& b = open_[home];
+    const std::size_t changed = append_diff(b.bytes, a, alias_of(index), twin);
+    stats.diff_bytes_sent.fetch_add(changed, std::memory_order_relaxed);
+    if (changed != 0) b.pages.push_back(index);
+    if (b.bytes.size() + max_page_diff_bytes > transport::max_payload) close(home);
   }
 
   // Sends every batch and waits until every home has applied its diffs.
+  // Caller holds sync_mutex (the replies move homes' seen summaries on).
   void send_and_wait() {
     for (node_id n = 0; n < open_.size(); ++n) {
-      if (!open_[n].empty()) close(n);
+      if (!open_[n].bytes.empty()) close(n);
     }
     std::deque<std::vector<std::byte>> replies;
     completion acks;
-    for (auto& [home, batch] : ready_) {
+    for (batch& b : ready_) {
       acks.expect();
-      current_transport()->post_call(home, diffs_for_home.id, batch.data(), batch.size(),
+      current_transport()->post_call(b.home, diffs_for_home.id, b.bytes.data(), b.bytes.size(),
                                      replies.emplace_back(), acks);
     }
     acks.wait();
+    // In the order sent: one home applies one node's batches in that order.
+    for (std::size_t i = 0; i < ready_.size(); ++i) note_applied(ready_[i], replies[i]);
   }
 
  private:
+  struct batch {
+    node_id home = 0;
+    std::vector<std::byte> bytes;
+    std::vector<std::uint64_t> pages;  // those with a non-empty diff
+  };
+
   void close(node_id home) {
-    ready_.emplace_back(home, std::move(open_[home]));
-    open_[home].clear();
+    batch& b = open_[home];
+    b.home = home;
+    ready_.push_back(std::move(b));
+    b = batch{};
   }
 
-  std::vector<std::vector<std::byte>> open_;
-  std::vector<std::pair<node_id, std::vector<std::byte>>> ready_;
+  // A home's diff epoch before the batch was the one this node last saw:
+  // only this node's diffs changed that home since, so each page in the
+  // batch is now the home's copy at its cached version + 1 (the home bumped
+  // it once). Otherwise the versions stay, and the next acquire compares.
+  static void note_applied(const batch& b, const std::vector<std::byte>& reply) {
+    std::uint64_t before = 0;
+    if (reply.size() != sizeof before) {
+      malformed_reply(diffs_for_home.id, b.home, reply.size(), sizeof before);
+    }
+    std::memcpy(&before, reply.data(), sizeof before);
+    home_summary& seen = homes[b.home].seen;
+    if (before != seen.diff_epoch) return;
+    seen.diff_epoch = before + 1;
+    for (std::uint64_t index : b.pages) directory.set_version(index, directory.version(index) + 1);
+  }
+
+  std::vector<batch> open_;
+  std::vector<batch> ready_;
 };
 
 // One mprotect per run of adjacent pages in `sorted`.
@@ -183,20 +252,45 @@ void protect_runs(const std::uint64_t* sorted, std::uint64_t n, int prot) {
 // makes them readable: `sorted` pages, locked by the caller, invalid and
 // already listed as cached (with the fence after the pushes). One read per
 // run of adjacent pages of one home, all in flight at once.
-void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
-  completion done;
-  std::uint64_t reads = 0;
-  for (std::uint64_t i = 0; i < n; ++reads) {
+// Calls run(i, count, home) for each run sorted[i..i+count) of adjacent
+// pages of one home; returns how many runs.
+template <class Run>
+std::uint64_t for_each_run(const std::uint64_t* sorted, std::uint64_t n, Run run) {
+  std::uint64_t runs = 0;
+  for (std::uint64_t i = 0; i < n; ++runs) {
     const std::uintptr_t start = page_address(sorted[i]);
     std::uint64_t j = i + 1;
     while (j < n && sorted[j] == sorted[i] + (j - i) &&
            space->home(page_address(sorted[j])) == space->home(start)) {
       ++j;
     }
-    done.expect();
-    current_transport()->post_read(alias_of(sorted[i]), start, (j - i) * page, done);
+    run(i, j - i, space->home(start));
     i = j;
   }
+  return runs;
+}
+
+void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
+  // Versions first (read_version_then_page says why), one read per run:
+  // adjacent pages of one home have adjacent version words.
+  for_each_run(sorted, n, [](std::uint64_t, std::uint64_t, node_id home) { export_from(home); });
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  completion got_versions;
+  for_each_run(sorted, n, [&](std::uint64_t i, std::uint64_t count, node_id) {
+    got_versions.expect();
+    current_transport()->post_read(directory.versions(sorted[i]),
+                                   versions.version_address(sorted[i]),
+                                   count * sizeof(std::uint32_t), got_versions);
+  });
+  got_versions.wait();
+  std::atomic_thread_fence(std::memory_order_acquire);
+  completion done;
+  const std::uint64_t reads =
+      for_each_run(sorted, n, [&](std::uint64_t i, std::uint64_t count, node_id) {
+        done.expect();
+        current_transport()->post_read(alias_of(sorted[i]), page_address(sorted[i]), count * page,
+                                       done);
+      });
   done.wait();
   chaos::point();  // fetched, not yet readable
   protect_runs(sorted, n, PROT_READ);
@@ -266,9 +360,8 @@ void fetch_for_fault(std::uint64_t index, std::uintptr_t a) {
 
 // Takes up to a chunk of `list`, sorted, and locks each page; keeps (in
 // place, returning how many) those in state `keep`, unlocks the others.
-std::uint64_t take_and_lock(page_list& list, std::vector<std::uint64_t>& pages, page_state keep,
-                            std::vector<std::uint64_t>* others_in_state = nullptr,
-                            page_state other = page_state::invalid) {
+// ~0 when the list was empty.
+std::uint64_t take_and_lock(page_list& list, std::vector<std::uint64_t>& pages, page_state keep) {
   const std::uint64_t n = list.take_all(pages.data(), take_chunk);
   std::sort(pages.begin(), pages.begin() + static_cast<std::ptrdiff_t>(n));
   std::uint64_t kept = 0;
@@ -277,8 +370,6 @@ std::uint64_t take_and_lock(page_list& list, std::vector<std::uint64_t>& pages, 
     const page_state st = directory.lock(pages[i]);
     if (st == keep) {
       pages[kept++] = pages[i];
-    } else if (others_in_state != nullptr && st == other) {
-      others_in_state->push_back(pages[i]);  // stays locked for the caller
     } else {
       directory.unlock(pages[i], st);
     }
@@ -326,7 +417,7 @@ void refresh_dirty_page(std::uint64_t index) {
   const std::uint32_t old_slot = directory.twin(index);
   const std::uint32_t new_slot = twins.take();
   unsigned char* fresh = twins.bytes(new_slot);
-  current_transport()->read(fresh, a, page);
+  read_version_then_page(index, space->home(a), fresh, a);
   const unsigned char* old_twin = twins.bytes(old_slot);
   unsigned char* now = alias_of(index);
   unsigned char mine[page];
@@ -340,31 +431,141 @@ void refresh_dirty_page(std::uint64_t index) {
   protect(a, PROT_READ | PROT_WRITE);
 }
 
-// Caller holds sync_mutex. Returns the number of pages it dropped.
-std::uint64_t invalidate_cached_pages() {
-  const std::uint64_t traced_from = trace::start();
-  std::vector<std::uint64_t> pages(take_chunk);
-  std::vector<std::uint64_t> still_cached;
-  std::uint64_t dropped = 0;
-  for (std::uint64_t n;
-       (n = take_and_lock(directory.cached, pages, page_state::read_only, &still_cached,
-                          page_state::dirty)) != ~0ull;) {
-    protect_runs(pages.data(), n, PROT_NONE);
-    for (std::uint64_t i = 0; i < n; ++i) directory.unlock(pages[i], page_state::invalid);
-    dropped += n;
+// What an acquire does with the pages it caches from one home.
+enum class home_change : std::uint8_t {
+  none,        // its summary has not moved: keep them all
+  diffs,       // only diffs were applied: drop the pages whose version moved
+  home_wrote,  // the home released: its writes have no versions, drop them all
+};
+
+struct home_changes {
+  std::array<home_summary, layout::max_nodes> now{};
+  std::array<home_change, layout::max_nodes> change{};
+  std::array<bool, layout::max_nodes> looked{};  // exported when the reads were posted
+  bool any = false;
+};
+
+// Reads the summary of every home this node caches from (one read each, all
+// in flight) and says for each what changed since this node last looked.
+home_changes read_summaries() {
+  home_changes c;
+  completion done;
+  for (node_id h = 0; h < space->nodes; ++h) {
+    if (h == space->self || !homes[h].exported.load(std::memory_order_acquire)) continue;
+    c.looked[h] = true;
+    done.expect();
+    current_transport()->post_read(&c.now[h], versions.summary_address(h), sizeof c.now[h], done);
   }
-  for (std::uint64_t index : still_cached) {  // locked by take_and_lock
+  done.wait();
+  std::atomic_thread_fence(std::memory_order_acquire);  // summaries before versions
+  for (node_id h = 0; h < space->nodes; ++h) {
+    if (!c.looked[h]) continue;
+    const home_summary& seen = homes[h].seen;
+    c.change[h] = c.now[h].write_epoch != seen.write_epoch ? home_change::home_wrote
+                  : c.now[h].diff_epoch != seen.diff_epoch ? home_change::diffs
+                                                           : home_change::none;
+    c.any |= c.change[h] != home_change::none;
+  }
+  return c;
+}
+
+// Takes the whole cached list, sorted. Each page stays on it, or locked by
+// the caller, as the list invariant asks (DESIGN §4.1): the caller locks
+// them all and lists again every page it keeps before unlocking it.
+std::vector<std::uint64_t> take_cached_list() {
+  std::vector<std::uint64_t> taken, chunk(take_chunk);
+  for (std::uint64_t n; (n = directory.cached.take_all(chunk.data(), take_chunk)) != 0;) {
+    taken.insert(taken.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  std::sort(taken.begin(), taken.end());
+  return taken;
+}
+
+// The home's current versions of `sorted` (locked by the caller), one read
+// per run; false for each page whose version is not the cached one.
+std::vector<bool> still_current(const std::vector<std::uint64_t>& sorted) {
+  std::vector<std::uint32_t> at_home(sorted.size());
+  completion done;
+  for_each_run(sorted.data(), sorted.size(), [&](std::uint64_t i, std::uint64_t count, node_id) {
+    done.expect();
+    current_transport()->post_read(&at_home[i], versions.version_address(sorted[i]),
+                                   count * sizeof(std::uint32_t), done);
+  });
+  done.wait();
+  std::vector<bool> current(sorted.size());
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    current[i] = at_home[i] == directory.version(sorted[i]);
+  }
+  return current;
+}
+
+// A page kept: listed again before anyone else can lock it.
+void keep_page(std::uint64_t index, page_state st) {
+  directory.cached.push(index);
+  directory.unlock(index, st);
+  stats.pages_kept.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The acquire's second half (caller holds sync_mutex; its flush is done):
+// drops the cached pages another node may have changed, keeps the others.
+// A page dirtied after the flush (by another worker) whose home changed it
+// is refreshed instead: the home's copy with the local changes on top.
+// Returns the number of pages dropped.
+std::uint64_t drop_changed_pages() {
+  const home_changes changes = read_summaries();
+  if (!changes.any) {  // every cached page is the home's copy
+    stats.pages_kept.fetch_add(directory.cached.size(), std::memory_order_relaxed);
+    return 0;
+  }
+  const std::uint64_t traced_from = trace::start();
+  std::vector<std::uint64_t> to_check, to_drop, to_refresh;
+  std::vector<page_state> check_states;
+  for (std::uint64_t index : take_cached_list()) {
+    chaos::point();  // taken off the list, not yet locked
+    const page_state st = directory.lock(index);
+    if (st == page_state::invalid) {
+      directory.unlock(index, st);
+      continue;
+    }
+    switch (changes.change[space->home(page_address(index))]) {
+      case home_change::none:
+        keep_page(index, st);
+        break;
+      case home_change::diffs:
+        to_check.push_back(index);
+        check_states.push_back(st);
+        break;
+      case home_change::home_wrote:
+        (st == page_state::dirty ? to_refresh : to_drop).push_back(index);
+        break;
+    }
+  }
+  const std::vector<bool> current = still_current(to_check);
+  for (std::size_t i = 0; i < to_check.size(); ++i) {
+    if (current[i]) {
+      keep_page(to_check[i], check_states[i]);
+    } else {
+      (check_states[i] == page_state::dirty ? to_refresh : to_drop).push_back(to_check[i]);
+    }
+  }
+  std::sort(to_drop.begin(), to_drop.end());
+  protect_runs(to_drop.data(), to_drop.size(), PROT_NONE);
+  for (std::uint64_t index : to_drop) directory.unlock(index, page_state::invalid);
+  for (std::uint64_t index : to_refresh) {
     chaos::point();
     refresh_dirty_page(index);
     directory.cached.push(index);  // listed again before another thread can use it
     directory.unlock(index, page_state::dirty);
   }
-  stats.pages_invalidated.fetch_add(dropped, std::memory_order_relaxed);
-  if (dropped) {
-    stats.acquires.fetch_add(1, std::memory_order_relaxed);
-    trace::span(trace::kind::acquire, traced_from, dropped);
+  for (node_id h = 0; h < space->nodes; ++h) {
+    if (changes.looked[h]) homes[h].seen = changes.now[h];
   }
-  return dropped;
+  stats.pages_invalidated.fetch_add(to_drop.size(), std::memory_order_relaxed);
+  if (!to_drop.empty()) {
+    stats.acquires.fetch_add(1, std::memory_order_relaxed);
+    trace::span(trace::kind::acquire, traced_from, to_drop.size());
+  }
+  return to_drop.size();
 }
 
 void refuse_on_service_thread(const char* what) {
@@ -373,8 +574,14 @@ void refuse_on_service_thread(const char* what) {
   }
 }
 
+// The versions after the bytes, the epoch after the versions: a node that
+// sees the epoch moved reads versions that say which pages changed.
 void on_apply_diffs(message& m) {
-  if (!apply_diffs(m.payload())) fatal("a malformed diff batch arrived from node %u", m.from());
+  if (!apply_diffs(m.payload(), [](std::uintptr_t p) { versions.bump_version(p); })) {
+    fatal("a malformed diff batch arrived from node %u", m.from());
+  }
+  const std::uint64_t before = versions.bump_diff_epoch();
+  m.reply(&before, sizeof before);
 }
 
 }  // namespace
@@ -403,13 +610,15 @@ void adopt_static_region() {
 
 namespace {
 
-void flush_diffs() noexcept;
+void flush_diffs(bool publishes_home_writes) noexcept;
 
 // Before remote frees are sent: the node's writes to those blocks go home
 // first. (Not possible on the service thread, which must not wait for other
 // nodes; it frees no remote blocks of its own.)
 void flush_diffs_before_sending_frees() noexcept {
-  if (current_transport() != nullptr && !current_transport()->on_service_thread()) flush_diffs();
+  if (current_transport() != nullptr && !current_transport()->on_service_thread()) {
+    flush_diffs(false);
+  }
 }
 
 }  // namespace
@@ -419,6 +628,7 @@ void init() {
   if (space->nodes < 2) return;
   set_before_sending_frees(&flush_diffs_before_sending_frees);
   directory.init(space->backing_bytes() / page);
+  versions.init(*space);
   twins.init(twin_capacity);
   install_fault_handler();
   enabled.store(true, std::memory_order_release);
@@ -530,9 +740,15 @@ bool nothing_to_sync(bool cached_matters) {
 
 namespace {
 
-// The diff half of a release.
-void flush_diffs() noexcept {
-  if (!nothing_to_sync(false)) synchronized("release", [] { flush_dirty_pages(); });
+// The diff half of a release. A release proper also publishes this node's
+// writes to its own pages, which have no versions: it bumps its write epoch
+// once other nodes cache from it (page_versions.hpp). Its exported check
+// comes after nothing_to_sync's seq_cst fence, which orders the writes
+// before it.
+void flush_diffs(bool publishes_home_writes) noexcept {
+  const bool quiet = nothing_to_sync(false);
+  if (publishes_home_writes) versions.note_release();
+  if (!quiet) synchronized("release", [] { flush_dirty_pages(); });
 }
 
 }  // namespace
@@ -543,7 +759,7 @@ void flush_diffs() noexcept {
 // the home has applied those writes, or they would land in its next owner.
 void release() {
   if (!enabled.load(std::memory_order_acquire)) return;
-  flush_diffs();
+  flush_diffs(true);
   flush_remote_frees();
 }
 
@@ -552,7 +768,7 @@ void acquire() {
   if (!nothing_to_sync(true)) {
     synchronized("acquire", [] {
       flush_dirty_pages();
-      invalidate_cached_pages();
+      drop_changed_pages();
     });
   }
   flush_remote_frees();
@@ -561,8 +777,9 @@ void acquire() {
 counters current_counters() noexcept {
   auto get = [](const std::atomic<std::uint64_t>& v) { return v.load(std::memory_order_relaxed); };
   return {get(stats.read_faults),     get(stats.write_faults),    get(stats.fetches),
-          get(stats.pages_fetched),   get(stats.bytes_fetched),   get(stats.diff_bytes_sent), get(stats.pages_invalidated),
-          get(stats.fault_ns),        get(stats.releases),        get(stats.acquires)};
+          get(stats.pages_fetched),   get(stats.bytes_fetched),   get(stats.diff_bytes_sent),
+          get(stats.pages_invalidated), get(stats.pages_kept),    get(stats.fault_ns),
+          get(stats.releases),        get(stats.acquires)};
 }
 
 }  // namespace dstd::rt::coherence

@@ -69,7 +69,7 @@ std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
   return changed;
 }
 
-bool apply_diffs(std::span<const std::byte> batch) {
+bool apply_diffs(std::span<const std::byte> batch, void (*applied)(std::uintptr_t page)) {
   while (!batch.empty()) {
     std::uint64_t page = 0;
     std::uint16_t runs = 0;
@@ -82,6 +82,7 @@ bool apply_diffs(std::span<const std::byte> batch) {
       std::memcpy(base + offset, batch.data(), len);
       batch = batch.subspan(len);
     }
+    applied(page);
   }
   return true;
 }

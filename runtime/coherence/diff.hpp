@@ -25,7 +25,8 @@ std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
                         const unsigned char* now, const unsigned char* twin);
 
 // Applies every page diff in `batch` to the pages at their addresses (the
-// home's own memory). Returns false if the batch is malformed.
-bool apply_diffs(std::span<const std::byte> batch);
+// home's own memory), calling `applied` with each page's address after its
+// bytes. Returns false if the batch is malformed.
+bool apply_diffs(std::span<const std::byte> batch, void (*applied)(std::uintptr_t page));
 
 }  // namespace dstd::rt::coherence

@@ -57,6 +57,8 @@ std::uint64_t page_list::take_all(std::uint64_t* out, std::uint64_t max) noexcep
 void page_directory::init(std::uint64_t pages) {
   states_ = static_cast<std::uint8_t*>(reserve(pages, "page state table"));
   twins_ = static_cast<std::uint32_t*>(reserve(pages * sizeof(std::uint32_t), "twin table"));
+  versions_ =
+      static_cast<std::uint32_t*>(reserve(pages * sizeof(std::uint32_t), "page version table"));
   cached.init(pages);
   dirty.init(pages);
 }

@@ -31,6 +31,7 @@ class page_list {
   // Moves up to `max` entries into out; returns how many (0: list empty).
   std::uint64_t take_all(std::uint64_t* out, std::uint64_t max) noexcept;
   bool empty() const noexcept { return count_.load(std::memory_order_acquire) == 0; }
+  std::uint64_t size() const noexcept { return count_.load(std::memory_order_acquire); }
 
  private:
   spin_lock lock_;
@@ -55,6 +56,18 @@ class page_directory {
   std::uint32_t twin(std::uint64_t index) const noexcept { return twins_[index]; }
   void set_twin(std::uint64_t index, std::uint32_t slot) noexcept { twins_[index] = slot; }
 
+  // The version of a cached page as read at its home before its bytes
+  // (page_versions.hpp); meaningful while the page is read_only or dirty.
+  // Fetches read versions straight into this table (contiguous indices,
+  // contiguous words), so it is handed out as memory.
+  std::uint32_t* versions(std::uint64_t index) noexcept { return versions_ + index; }
+  std::uint32_t version(std::uint64_t index) const noexcept {
+    return std::atomic_ref<std::uint32_t>(versions_[index]).load(std::memory_order_relaxed);
+  }
+  void set_version(std::uint64_t index, std::uint32_t v) noexcept {
+    std::atomic_ref<std::uint32_t>(versions_[index]).store(v, std::memory_order_relaxed);
+  }
+
   page_list cached;  // pages in state read_only or dirty
   page_list dirty;   // pages in state dirty
 
@@ -62,6 +75,7 @@ class page_directory {
   static constexpr std::uint8_t locked_bit = 0x80;
   std::uint8_t* states_ = nullptr;
   std::uint32_t* twins_ = nullptr;
+  std::uint32_t* versions_ = nullptr;
 };
 
 }  // namespace dstd::rt::coherence

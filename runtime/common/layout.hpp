@@ -25,6 +25,8 @@ inline constexpr std::uintptr_t shm_window_base = 0x200000000000ull;  // 32 TiB
 // backing (shm: the heap memfd, after the partitions) has this much room.
 inline constexpr std::uint64_t static_region_max = 4ull << 30;
 
+inline constexpr std::uint64_t page_bytes = 4096;
+
 // Fiber stacks come from the top 1/stack_area_divisor of each partition, so
 // a stack address is a global address homed where the fiber was created.
 // A quarter: 16 GiB of a default 64 GiB partition, about 1800 default stacks
@@ -50,13 +52,24 @@ constexpr std::uint64_t group_area_begin(std::uint64_t partition_bytes) {
   return group_area_end(partition_bytes) - partition_bytes / group_area_divisor;
 }
 
+// Page versions (coherence/page_versions.hpp): just below each partition's
+// group area, a header page (the home's epochs) and one 32-bit version per
+// page the home serves: its partition and, at node 0, the static data. Read
+// by other nodes only with one-sided operations, never cached. Offsets are
+// from the partition's base; the heap ends where it begins.
+constexpr std::uint64_t version_area_bytes(std::uint64_t partition_bytes) {
+  const std::uint64_t words = (partition_bytes + static_region_max) / page_bytes;
+  return page_bytes + (words * 4 + page_bytes - 1) / page_bytes * page_bytes;
+}
+constexpr std::uint64_t version_area_begin(std::uint64_t partition_bytes) {
+  return group_area_begin(partition_bytes) - version_area_bytes(partition_bytes);
+}
 // Cache frames: this node's copies of other nodes' pages. They are backed by
 // a node-private memfd mapped twice: at the pages' global addresses (access
 // controlled page by page) and here, always read-write, so the runtime can
 // fill and diff a page while the application cannot touch it.
 inline constexpr std::uintptr_t cache_alias_base = 0x300000000000ull;  // 48 TiB
 
-inline constexpr std::uint64_t page_bytes = 4096;
 
 inline constexpr unsigned max_nodes = 64;
 inline constexpr std::uint64_t gib = 1ull << 30;

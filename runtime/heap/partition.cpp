@@ -31,8 +31,9 @@ std::mutex stack_lock;
 std::uint64_t stack_used = 0;  // bytes carved from the top so far
 free_stack* free_stacks = nullptr;
 
+// The heap ends where the page versions (layout.hpp) begin.
 std::uint64_t heap_limit(const address_space& s) {
-  return layout::group_area_begin(s.partition_bytes);
+  return layout::version_area_begin(s.partition_bytes);
 }
 
 // Whether `span` could have come from allocate_stack on this node: whole

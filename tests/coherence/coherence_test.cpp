@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -341,6 +342,40 @@ TEST(Coherence, CountersTrackFaultsFetchesAndDiffs) {
   EXPECT_EQ(pages[3 * 4096 + 7], 32);
   delete deltas;
   std::free(pages);
+}
+
+// v2 (DESIGN §4, "Versions"): an acquire keeps the pages no other node
+// changed, and a node's own diffs do not count as changes. A thread on node
+// 1 that takes a lock in node 0's memory 1000 times, with nobody else
+// writing, read-faults on the counter's page a few times, not at every lock
+// (v1 dropped it at each acquire: 1000 read faults). Each increment still
+// write-faults (the release write-protected the page), so only read faults
+// are counted. Node 0's own releases (its test thread's, its workers') make
+// node 1 drop its pages a few more times, hence the bound rather than 1.
+TEST(Coherence, ALockTakenInALoopByOneRemoteNodeKeepsItsPagesCached) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  struct shared_counter {
+    dstd::mutex lock;
+    long value = 0;
+  };
+  auto* shared = new shared_counter;
+  dstd::node_stats during{};
+  dstd::spawn_on(1, [&] {
+    const dstd::node_stats before = dstd::stats();
+    for (int i = 0; i < 1000; ++i) {
+      std::lock_guard<dstd::mutex> hold(shared->lock);
+      ++shared->value;
+    }
+    const dstd::node_stats after = dstd::stats();
+    during.read_faults = after.read_faults - before.read_faults;
+    during.write_faults = after.write_faults - before.write_faults;
+    during.pages_kept = after.pages_kept - before.pages_kept;
+  }).join();
+  EXPECT_EQ(shared->value, 1000);
+  EXPECT_LT(during.read_faults, 100u);
+  EXPECT_GE(during.write_faults, 1000u);
+  EXPECT_GT(during.pages_kept, 0u);
+  delete shared;
 }
 
 TEST(Coherence, OneNodePaysNothing) {

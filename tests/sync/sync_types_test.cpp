@@ -69,15 +69,17 @@ TEST(Mutex, ProtectedCounterIsExactAcrossNodes) {
 }
 
 // Uncontended lock and unlock of a mutex homed on the caller's node are CPU
-// atomics only: no message, no remote operation. Homed on another node,
-// they are one-sided atomics, still without a message.
+// atomics: no message. The lock is an acquire, which on a node that caches
+// other nodes' pages reads each of those homes' summary (one one-sided read
+// per home, DESIGN §4 "Versions"), so at most nodes - 1 one-sided reads per
+// lock. Homed on another node, they are one-sided atomics, still without a
+// message.
 // What 1000 lock/unlock pairs of an uncontended mutex cost a thread on
 // `node`, in messages and one-sided operations: of `shared`, or, when it is
 // null, of a mutex on the thread's own stack (homed on `node`). Up to three
-// tries, until one sends no message (and, on its own stack, makes no
-// one-sided operation): the node's other work (a queued free sent home, a
-// late reply) may send one meanwhile, while a lock that sent any would
-// fail every try.
+// tries, until one sends no message: the node's other work (a queued free
+// sent home, a late reply) may send one meanwhile, while a lock that sent
+// any would fail every try.
 struct lock_costs {
   std::uint64_t messages = 0;
   std::uint64_t one_sided = 0;
@@ -99,7 +101,7 @@ lock_costs uncontended_costs(unsigned node, dstd::mutex* shared) {
       costs.messages = after.messages_sent - before.messages_sent;
       costs.one_sided = after.one_sided_operations - before.one_sided_operations;
     }).join();
-    if (costs.messages == 0 && (shared != nullptr || costs.one_sided == 0)) break;
+    if (costs.messages == 0) break;
   }
   return costs;
 }
@@ -111,7 +113,7 @@ TEST(Mutex, UncontendedLockSendsNoMessage) {
   for (unsigned n = 0; n < dstd::node_count(); ++n) {
     const lock_costs c = uncontended_costs(n, nullptr);
     EXPECT_EQ(c.messages, 0u) << "node " << n;
-    EXPECT_EQ(c.one_sided, 0u) << "node " << n;
+    EXPECT_LE(c.one_sided, 1000u * (dstd::node_count() - 1)) << "node " << n;
   }
   if (dstd::node_count() < 2) return;
   auto remote = make_on<dstd::mutex>(0);

@@ -31,6 +31,7 @@ struct node_stats {
   std::uint64_t bytes_fetched;
   std::uint64_t diff_bytes_sent;        // changed bytes sent home at releases
   std::uint64_t pages_invalidated;      // cached pages dropped at acquires
+  std::uint64_t pages_kept;             // cached pages acquires kept (unchanged at home)
   std::uint64_t fault_nanoseconds;      // time spent resolving faults
   std::uint64_t releases;               // releases that sent diffs
   std::uint64_t acquires;               // acquires that invalidated pages
