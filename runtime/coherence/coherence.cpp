@@ -133,33 +133,6 @@ void export_from(node_id home) {
   h.exported.store(true, std::memory_order_release);
 }
 
-// One page from `home` into `to`: its version first (into the directory),
-// then its bytes, so the bytes are at least as new as the version (a diff
-// applied in between only makes the version look old: the page is dropped
-// at the next acquire that sees its home changed).
-void read_version_then_page(std::uint64_t index, node_id home, unsigned char* to,
-                            std::uintptr_t a) {
-  export_from(home);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  current_transport()->read(directory.versions(index), versions.version_address(index),
-                            sizeof(std::uint32_t));
-  std::atomic_thread_fence(std::memory_order_acquire);
-  current_transport()->read(to, a, page);
-}
-
-// A page of the executable's static data: its per-node bytes stay this
-// node's. Caller holds the page lock; the page is invalid and listed.
-void fetch_static_page(std::uint64_t index, std::uintptr_t a) {
-  unsigned char* frame = alias_of(index);
-  unsigned char mine[page];
-  std::memcpy(mine, frame, page);
-  read_version_then_page(index, 0, frame, a);
-  keep_per_node_bytes(a, frame, mine);
-  stats.fetches.fetch_add(1, std::memory_order_relaxed);
-  stats.pages_fetched.fetch_add(1, std::memory_order_relaxed);
-  stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
-}
-
 // A release's page diffs for their home (diff.hpp's format, checked by
 // apply_diffs). The reply says they are applied, and carries the home's
 // diff epoch before this batch: when it is the one the sender last saw, no
@@ -248,10 +221,6 @@ void protect_runs(const std::uint64_t* sorted, std::uint64_t n, int prot) {
   }
 }
 
-// Reads pages of the partitions from their homes into their frames and
-// makes them readable: `sorted` pages, locked by the caller, invalid and
-// already listed as cached (with the fence after the pushes). One read per
-// run of adjacent pages of one home, all in flight at once.
 // Calls run(i, count, home) for each run sorted[i..i+count) of adjacent
 // pages of one home; returns how many runs.
 template <class Run>
@@ -270,9 +239,13 @@ std::uint64_t for_each_run(const std::uint64_t* sorted, std::uint64_t n, Run run
   return runs;
 }
 
-void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
-  // Versions first (read_version_then_page says why), one read per run:
-  // adjacent pages of one home have adjacent version words.
+// Reads the versions of `sorted` pages from their homes into the directory,
+// one read per run (adjacent pages of one home have adjacent version
+// words), before the caller reads their bytes: so the bytes are at least
+// as new as the version (a diff applied in between only makes the version
+// look old, and the page is dropped at the next acquire that sees its home
+// changed). Sets each home's exported word first (export_from).
+void read_versions(const std::uint64_t* sorted, std::uint64_t n) {
   for_each_run(sorted, n, [](std::uint64_t, std::uint64_t, node_id home) { export_from(home); });
   std::atomic_thread_fence(std::memory_order_seq_cst);
   completion got_versions;
@@ -284,6 +257,33 @@ void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
   });
   got_versions.wait();
   std::atomic_thread_fence(std::memory_order_acquire);
+}
+
+// One page into `to`: its version, then its bytes (read_versions).
+void read_version_then_page(std::uint64_t index, unsigned char* to, std::uintptr_t a) {
+  read_versions(&index, 1);
+  current_transport()->read(to, a, page);
+}
+
+// A page of the executable's static data: its per-node bytes stay this
+// node's. Caller holds the page lock; the page is invalid and listed.
+void fetch_static_page(std::uint64_t index, std::uintptr_t a) {
+  unsigned char* frame = alias_of(index);
+  unsigned char mine[page];
+  std::memcpy(mine, frame, page);
+  read_version_then_page(index, frame, a);
+  keep_per_node_bytes(a, frame, mine);
+  stats.fetches.fetch_add(1, std::memory_order_relaxed);
+  stats.pages_fetched.fetch_add(1, std::memory_order_relaxed);
+  stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
+}
+
+// Reads pages of the partitions from their homes into their frames and
+// makes them readable: `sorted` pages, locked by the caller, invalid and
+// already listed as cached (with the fence after the pushes). One read per
+// run of adjacent pages of one home, all in flight at once.
+void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
+  read_versions(sorted, n);
   completion done;
   const std::uint64_t reads =
       for_each_run(sorted, n, [&](std::uint64_t i, std::uint64_t count, node_id) {
@@ -417,7 +417,7 @@ void refresh_dirty_page(std::uint64_t index) {
   const std::uint32_t old_slot = directory.twin(index);
   const std::uint32_t new_slot = twins.take();
   unsigned char* fresh = twins.bytes(new_slot);
-  read_version_then_page(index, space->home(a), fresh, a);
+  read_version_then_page(index, fresh, a);
   const unsigned char* old_twin = twins.bytes(old_slot);
   unsigned char* now = alias_of(index);
   unsigned char mine[page];

@@ -37,7 +37,6 @@ namespace dstd::rt::coherence {
 struct home_summary {
   std::uint64_t diff_epoch = 0;   // diff batches applied at the home
   std::uint64_t write_epoch = 0;  // the home's releases since it was exported
-  bool operator==(const home_summary&) const = default;
 };
 
 class page_versions {
