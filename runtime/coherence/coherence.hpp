@@ -4,9 +4,10 @@
 // page_directory.hpp). A read fault fetches the page from its home with one
 // one-sided read; a write fault also takes a twin. release() sends every
 // dirty page's diff against its twin to the page's home (one batched message
-// per home) and waits until applied; acquire() releases, then invalidates
-// every cached page so the next access refetches. On a one-node run, or a
-// node with no cached or dirty page, both are a single check.
+// per home) and waits until applied; acquire() releases, then reads each
+// home's summary (page_versions.hpp) and drops only the cached pages whose
+// home changed them, so the next access refetches those. On a one-node
+// run, or a node with no cached or dirty page, both are a single check.
 #pragma once
 
 #include <cstddef>
