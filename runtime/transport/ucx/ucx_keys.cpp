@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "runtime/transport/home_window.hpp"
 #include "runtime/transport/ucx/ucx_status.hpp"
 
 namespace dstd::rt::ucx {
@@ -29,7 +30,7 @@ std::vector<std::byte> home_keys::packed(std::uint64_t chunk) {
     if (from >= to) continue;
     ucp_mem_map_params_t params{};
     params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
-    params.address = window_of(r, from);
+    params.address = home_window::of(r, from);
     params.length = to - from;
     registered reg{};
     check(ucp_mem_map(context_, &params, &reg.memory), "registering home memory (ucp_mem_map)");

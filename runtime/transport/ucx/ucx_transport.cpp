@@ -48,7 +48,9 @@
 #include "runtime/common/runtime_libraries.hpp"
 #include "runtime/common/trace.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/home_window.hpp"
 #include "runtime/transport/peer_lifelines.hpp"
+#include "runtime/transport/region_table.hpp"
 #include "runtime/transport/ucx/peer_health.hpp"
 #include "runtime/transport/ucx/ucx_keys.hpp"
 #include "runtime/transport/ucx/ucx_status.hpp"
@@ -60,9 +62,6 @@ namespace dstd::rt::ucx {
 namespace {
 
 thread_local bool is_service_thread = false;
-
-// The home memfd, made by home_memory_for at the first malloc.
-int home_fd = -1;
 
 // --- what travels --------------------------------------------------------------
 
@@ -159,17 +158,6 @@ ucp_request_param_t with_callback(ucp_send_nbx_callback_t cb, void* user) {
   return p;
 }
 
-void* map_window(void* at, std::size_t bytes, std::uint64_t fd_offset) {
-  void* p = mmap(at, bytes, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, home_fd,
-                 static_cast<off_t>(fd_offset));
-  if (p == MAP_FAILED || p != at) {
-    fatal("cannot map the ucx window onto home memory (%zu bytes at %p): %s", bytes, at,
-          std::strerror(errno));
-  }
-  return p;
-}
-
 class ucx_transport;
 
 struct endpoint_context {
@@ -184,7 +172,7 @@ class ucx_transport final : public transport {
         launch_(launch),
         regions_(regions.begin(), regions.end()),
         health_(launch.self, launch.nodes, peer_health::clock::now()) {
-    map_home_window();
+    home_window::map(launch, regions_, "ucx");
     init_ucx();
     keys_home_ = std::make_unique<home_keys>(context_, regions_, self());
   }
@@ -280,7 +268,7 @@ class ucx_transport final : public transport {
     const memory_region& r = region_of(src, len, "read");
     count_one_sided();
     if (r.home == self()) {
-      std::memcpy(dst, window(r, src), len);
+      home_window::read_here(r, dst, src, len);
       done_here(c);
       return;
     }
@@ -298,13 +286,7 @@ class ucx_transport final : public transport {
     const memory_region& r = region_of(dst, len, "write");
     count_one_sided();
     if (r.home == self()) {
-      if (len == sizeof(std::uint64_t) && dst % alignof(std::uint64_t) == 0) {
-        std::uint64_t v;
-        std::memcpy(&v, src, sizeof v);
-        std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(window(r, dst))).store(v);
-      } else {
-        std::memcpy(window(r, dst), src, len);
-      }
+      home_window::write_here(r, dst, src, len);
       done_here(c);
       return;
     }
@@ -333,9 +315,7 @@ class ucx_transport final : public transport {
     const memory_region& r = atomic_region(target, "compare-and-swap");
     count_one_sided();
     if (r.home == self()) {
-      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(window(r, target)))
-          .compare_exchange_strong(expected, desired, std::memory_order_seq_cst);
-      *old = expected;
+      *old = home_window::compare_swap_here(r, target, expected, desired);
       done_here(c);
       return;
     }
@@ -350,8 +330,7 @@ class ucx_transport final : public transport {
     const memory_region& r = atomic_region(target, "fetch-and-add");
     count_one_sided();
     if (r.home == self()) {
-      *old = std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(window(r, target)))
-                 .fetch_add(add);
+      *old = home_window::fetch_add_here(r, target, add);
       done_here(c);
       return;
     }
@@ -379,14 +358,6 @@ class ucx_transport final : public transport {
 
  private:
   // --- setting up ------------------------------------------------------------
-
-  void map_home_window() {
-    for (const memory_region& r : regions_) {
-      if (r.home != self()) continue;
-      const bool is_partition = r.begin == layout::partition_base(self(), launch_.partition_bytes);
-      map_window(window(r, r.begin), r.end - r.begin, is_partition ? 0 : launch_.partition_bytes);
-    }
-  }
 
   void init_ucx() {
     // UCX's memory hooks patch malloc, free and mmap in every loaded
@@ -488,22 +459,14 @@ class ucx_transport final : public transport {
   // --- addressing ------------------------------------------------------------
 
   const memory_region& region_of(gaddr a, std::size_t len, const char* op) const {
-    for (const memory_region& r : regions_) {
-      if (a >= r.begin && a < r.end && len <= r.end - a) return r;
-    }
-    fatal("%s of %zu bytes at %#lx: not inside the global heap or the shared static data", op,
-          len, static_cast<unsigned long>(a));
+    return rt::region_of(regions_, a, len, op);
   }
 
   const memory_region& atomic_region(gaddr a, const char* op) const {
-    if (a % 8 != 0) {
-      fatal("%s at %#lx: transport atomics need 8-byte alignment", op,
-            static_cast<unsigned long>(a));
-    }
-    return region_of(a, 8, op);
+    return rt::atomic_region(regions_, a, op);
   }
 
-  static std::byte* window(const memory_region& r, gaddr a) { return window_of(r, a); }
+  static std::byte* window(const memory_region& r, gaddr a) { return home_window::of(r, a); }
   static std::uint64_t remote(const memory_region& r, gaddr a) {
     return reinterpret_cast<std::uintptr_t>(window(r, a));
   }
@@ -512,15 +475,7 @@ class ucx_transport final : public transport {
   // registration chunk; the completion expects every piece.
   template <class Op>
   void for_each_piece(gaddr a, std::size_t len, completion& c, Op op) {
-    const std::uint64_t pieces = chunk_of(a + len - 1) - chunk_of(a) + 1;
-    if (pieces > 1) c.expect(static_cast<std::uint32_t>(pieces - 1));
-    std::size_t offset = 0;
-    while (offset < len) {
-      const gaddr at = a + offset;
-      const std::size_t n = std::min<std::size_t>(len - offset, chunk_end(at) - at);
-      op(at, n, offset);
-      offset += n;
-    }
+    rt::for_each_piece(a, len, chunk_bytes, chunk_bytes, c, op);
   }
 
   // The key for `home`'s chunk holding `a`: asked for once, then kept.
@@ -824,17 +779,11 @@ class ucx_transport final : public transport {
 
 home_memory home_memory_for(const launch_info& launch) {
   // The static data follows the partition (node 0 only uses it).
-  home_fd = memfd_create("dstd-home", MFD_CLOEXEC);
-  if (home_fd < 0 ||
-      ftruncate(home_fd, static_cast<off_t>(launch.partition_bytes + layout::static_region_max)) != 0) {
-    fatal("cannot create this node's home memory: %s", std::strerror(errno));
-  }
-  return {home_fd, 0, launch.partition_bytes};
+  return home_window::create(launch, "ucx");
 }
 
 std::unique_ptr<transport> make_transport(const launch_info& launch,
                                           std::span<const memory_region> regions) {
-  if (home_fd < 0) fatal("the ucx transport was made before its home memory");
   return std::make_unique<ucx_transport>(launch, regions);
 }
 
