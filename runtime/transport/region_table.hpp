@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "runtime/common/fatal.hpp"
@@ -36,6 +37,23 @@ inline const memory_region& atomic_region(std::span<const memory_region> regions
     fatal("%s at %#lx: transport atomics need 8-byte alignment", op, static_cast<unsigned long>(a));
   }
   return region_of(regions, a, 8, op);
+}
+
+// The part of [begin, end) inside the first of `regions` that touches it
+// (a registration chunk of a backend's own regions), or nothing.
+struct region_part {
+  const memory_region* region;
+  gaddr from;
+  gaddr to;
+};
+inline std::optional<region_part> first_part_inside(std::span<const memory_region> regions,
+                                                    gaddr begin, gaddr end) {
+  for (const memory_region& r : regions) {
+    const gaddr from = std::max(begin, r.begin);
+    const gaddr to = std::min(end, r.end);
+    if (from < to) return region_part{&r, from, to};
+  }
+  return std::nullopt;
 }
 
 // Calls op(at, bytes, offset) for each piece of [a, a+len) that stays inside

@@ -51,6 +51,7 @@
 #include "runtime/transport/home_window.hpp"
 #include "runtime/transport/peer_lifelines.hpp"
 #include "runtime/transport/region_table.hpp"
+#include "runtime/transport/service_thread.hpp"
 #include "runtime/transport/ucx/peer_health.hpp"
 #include "runtime/transport/ucx/ucx_keys.hpp"
 #include "runtime/transport/ucx/ucx_status.hpp"
@@ -256,7 +257,7 @@ class ucx_transport final : public transport {
     drain();
     if (!service_.joinable()) return;
     stopping_.store(true, std::memory_order_release);
-    ring_doorbell();
+    wakeup_.ring();
     service_.join();
   }
 
@@ -401,8 +402,6 @@ class ucx_transport final : public transport {
       fatal("this UCX library cannot make a thread-safe worker (built without --enable-mt)");
     }
     check(ucp_worker_get_efd(worker_, &wakeup_fd_), "getting the worker's wake-up descriptor");
-    doorbell_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (doorbell_ < 0) fatal("cannot make the ucx service thread's eventfd: %s", std::strerror(errno));
     waiting::set_progress_driver(&drive, this);
     set_receiver(am_message, &receive<&ucx_transport::on_message>);
     set_receiver(am_key_request, &receive<&ucx_transport::on_key_request>);
@@ -598,10 +597,7 @@ class ucx_transport final : public transport {
       done->finish();  // the caller may return and free its buffers now
       return;
     }
-    {
-      std::lock_guard<std::mutex> lock(inbox_mutex_);
-      inbox_.push_back(inbound{h.from, h, std::vector<std::byte>(bytes, bytes + length)});
-    }
+    inbox_.push(inbound{h.from, h, std::vector<std::byte>(bytes, bytes + length)});
     posted();  // for the service thread to dispatch
   }
 
@@ -657,43 +653,19 @@ class ucx_transport final : public transport {
   }
 
   // Work for the service thread from another thread: an operation that may
-  // need progress to leave, or a message in the inbox. Wakes it if it is
-  // asleep (or about to sleep: it re-reads `posts_` after saying so).
+  // need progress to leave, or a message in the inbox.
   void posted() {
-    if (is_service_thread) return;
-    posts_.fetch_add(1, std::memory_order_seq_cst);
-    if (sleeping_.load(std::memory_order_seq_cst)) ring_doorbell();
-  }
-
-  void ring_doorbell() {
-    const std::uint64_t one = 1;
-    if (::write(doorbell_, &one, sizeof one) < 0 && errno != EAGAIN) {
-      fatal("cannot wake the ucx service thread: %s", std::strerror(errno));
-    }
+    if (!is_service_thread) wakeup_.posted();
   }
 
   // Runs the handlers of the oldest messages in the inbox, a bounded batch
   // so that the loop keeps progressing the network (and heartbeats flow);
   // false when it was empty.
   bool dispatch_inbox() {
-    static constexpr std::size_t batch_limit = 64;
-    std::deque<inbound> batch;
-    {
-      std::lock_guard<std::mutex> lock(inbox_mutex_);
-      if (inbox_.size() <= batch_limit) {
-        batch.swap(inbox_);
-      } else {
-        for (std::size_t i = 0; i < batch_limit; ++i) {
-          batch.push_back(std::move(inbox_.front()));
-          inbox_.pop_front();
-        }
-      }
-    }
-    for (inbound& m : batch) {
+    return inbox_.dispatch_batch([this](inbound& m) {
       dispatch(m.header.handler, m.from, m.payload, m.header.kind == message_kind::call,
                m.header.cookie);
-    }
-    return !batch.empty();
+    });
   }
 
   void end_if_a_peer_is_lost() {
@@ -703,39 +675,23 @@ class ucx_transport final : public transport {
     }
   }
 
+  template <class B>
+  friend void rt::run_service_loop(B&, const std::atomic<bool>&, const service_wakeup&);
+
   void service_loop() {
     is_service_thread = true;
     trace::name_this_thread("service", -1);
-    backoff idle;
-    while (!stopping_.load(std::memory_order_acquire)) {
-      const std::uint64_t posts_seen = posts_.load(std::memory_order_seq_cst);
-      const bool busy = progress() != 0;
-      const bool handled = dispatch_inbox();
-      end_if_a_peer_is_lost();
-      if (busy || handled) {
-        idle.reset();
-        continue;
-      }
-      if (idle.step()) continue;
-      sleep_until_traffic(posts_seen);
-      idle.reset();
-    }
+    run_service_loop(*this, stopping_, wakeup_);
   }
 
-  // Sleeps until the network or another thread (posted()) has something,
-  // at most one heartbeat interval; not at all if another thread posted
-  // since `posts_seen` (read before the last progress).
+  // Sleeps until the worker has events or another thread posted, at most
+  // one heartbeat interval (service_wakeup::sleep).
   void sleep_until_traffic(std::uint64_t posts_seen) {
-    sleeping_.store(true, std::memory_order_seq_cst);
-    if (posts_.load(std::memory_order_seq_cst) == posts_seen && arm_worker()) {
-      pollfd p[2] = {{wakeup_fd_, POLLIN, 0}, {doorbell_, POLLIN, 0}};
-      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-          peer_health::heartbeat_interval);
-      poll(p, 2, static_cast<int>(ms.count()));
-      std::uint64_t rings = 0;
-      if (p[1].revents & POLLIN) (void)!::read(doorbell_, &rings, sizeof rings);
-    }
-    sleeping_.store(false, std::memory_order_relaxed);
+    pollfd worker{wakeup_fd_, POLLIN, 0};
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(peer_health::heartbeat_interval);
+    wakeup_.sleep(posts_seen, [this] { return arm_worker(); }, std::span(&worker, 1),
+                  static_cast<int>(ms.count()));
   }
 
   // False when events are waiting (progress them instead of sleeping), or
@@ -765,12 +721,9 @@ class ucx_transport final : public transport {
   // covers (fence_if_needed).
   std::atomic<std::uint64_t> ordered_posts_{0};
   std::atomic<std::uint64_t> fenced_through_{0};
-  std::mutex inbox_mutex_;
-  std::deque<inbound> inbox_;
+  service_inbox<inbound> inbox_;
   std::atomic<bool> progressing_{false};  // a thread is inside ucp_worker_progress
-  std::atomic<std::uint64_t> posts_{0};   // posted() calls so far
-  std::atomic<bool> sleeping_{false};     // the service thread sleeps, or is about to
-  int doorbell_ = -1;                     // eventfd: posted() wakes the service thread
+  service_wakeup wakeup_{"ucx"};           // posted() wakes the service thread
   std::thread service_;
   std::atomic<bool> stopping_{false};
 };

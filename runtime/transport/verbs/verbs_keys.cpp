@@ -1,12 +1,12 @@
 // See verbs_keys.hpp.
 #include "runtime/transport/verbs/verbs_keys.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "runtime/common/fatal.hpp"
 #include "runtime/transport/home_window.hpp"
+#include "runtime/transport/region_table.hpp"
 
 namespace dstd::rt::verbs {
 
@@ -24,12 +24,10 @@ std::optional<std::uint32_t> home_keys::rkey(std::uint64_t chunk) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = chunks_.find(chunk); it != chunks_.end()) return it->second->rkey;
   const gaddr begin = chunk * chunk_bytes;
-  const gaddr end = begin + chunk_bytes;
-  for (const memory_region& r : own_) {
-    const gaddr from = std::max(begin, r.begin);
-    const gaddr to = std::min(end, r.end);
-    if (from >= to) continue;
-    ibv_mr* mr = ibv_reg_mr(pd_, home_window::of(r, from), to - from,
+  if (auto part = first_part_inside(own_, begin, begin + chunk_bytes)) {
+    const gaddr from = part->from;
+    const gaddr to = part->to;
+    ibv_mr* mr = ibv_reg_mr(pd_, home_window::of(*part->region, from), to - from,
                             IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
                                 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
     if (mr == nullptr) {

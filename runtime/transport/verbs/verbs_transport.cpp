@@ -34,7 +34,6 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/common/backoff.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/runtime_libraries.hpp"
@@ -42,6 +41,7 @@
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/home_window.hpp"
 #include "runtime/transport/region_table.hpp"
+#include "runtime/transport/service_thread.hpp"
 #include "runtime/transport/verbs/verbs_buffers.hpp"
 #include "runtime/transport/verbs/verbs_connect.hpp"
 #include "runtime/transport/verbs/verbs_device.hpp"
@@ -63,11 +63,14 @@ static_assert(sizeof(wire_header) + transport::max_payload <= slot_bytes);
 constexpr std::uint32_t staging_slots = 128;
 constexpr std::uint32_t receive_slots = 256;
 constexpr std::uint32_t send_depth = 256;       // work requests in flight per queue pair
-constexpr std::uint32_t inline_limit = 512;     // what rxe accepts; answers need 64
-constexpr std::uint32_t answers_need_inline = sizeof(wire_header) + 48;
+// Inline bytes a queue pair asks for: what rxe accepts. Answers sent while
+// polling (keys, atomics) must fit, since they cannot wait for a slot.
+constexpr std::uint32_t inline_limit = 512;
+static_assert(sizeof(wire_header) + sizeof(atomic_operands) <= inline_limit);
 constexpr std::uint64_t receive_tag = std::uint64_t{1} << 63;  // in a receive's wr_id
 // A peer whose connection ends is lost unless the run ends within this.
 constexpr auto disconnect_grace = std::chrono::milliseconds(1000);
+constexpr auto cm_check_interval = std::chrono::milliseconds(50);
 constexpr int idle_sleep_ms = 100;
 
 // A node's wire-up blob.
@@ -152,8 +155,6 @@ class verbs_transport final : public transport {
     make_queues();
     keys_home_ = std::make_unique<home_keys>(pd_, regions_, self());
     connector_ = std::make_unique<connector>(device_);
-    doorbell_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (doorbell_ < 0) fatal("verbs: cannot make the service thread's eventfd: %s", std::strerror(errno));
     waiting::set_progress_driver(&drive, this);
   }
 
@@ -203,7 +204,7 @@ class verbs_transport final : public transport {
     drain();
     if (!service_.joinable()) return;
     stopping_.store(true, std::memory_order_release);
-    ring_doorbell();
+    wakeup_.ring();
     service_.join();
   }
 
@@ -672,11 +673,8 @@ class verbs_transport final : public transport {
       }
       case wire_kind::send:
       case wire_kind::call: {
-        {
-          std::lock_guard<std::mutex> lock(inbox_mutex_);
-          inbox_.push_back(inbound{h, std::vector<std::byte>(body.begin(), body.end())});
-        }
-        queued();
+        inbox_.push(inbound{h, std::vector<std::byte>(body.begin(), body.end())});
+        if (!is_service_thread) wakeup_.posted();
         return;
       }
     }
@@ -700,90 +698,54 @@ class verbs_transport final : public transport {
 
   // --- the service thread ------------------------------------------------------
 
-  // A message is in the inbox: wake the service thread if another thread
-  // queued it while it sleeps (or is about to: it re-reads `queued_`).
-  void queued() {
-    if (is_service_thread) return;
-    queued_.fetch_add(1, std::memory_order_seq_cst);
-    if (sleeping_.load(std::memory_order_seq_cst)) ring_doorbell();
-  }
-
-  void ring_doorbell() {
-    const std::uint64_t one = 1;
-    if (::write(doorbell_, &one, sizeof one) < 0 && errno != EAGAIN) {
-      fatal("verbs: cannot wake the service thread: %s", std::strerror(errno));
-    }
-  }
-
   // Runs the handlers of the oldest messages, a bounded batch so that the
   // loop keeps polling; false when the inbox was empty.
   bool dispatch_inbox() {
-    static constexpr std::size_t batch_limit = 64;
-    std::deque<inbound> batch;
-    {
-      std::lock_guard<std::mutex> lock(inbox_mutex_);
-      const std::size_t n = std::min(batch_limit, inbox_.size());
-      std::move(inbox_.begin(), inbox_.begin() + static_cast<std::ptrdiff_t>(n),
-                std::back_inserter(batch));
-      inbox_.erase(inbox_.begin(), inbox_.begin() + static_cast<std::ptrdiff_t>(n));
-    }
-    for (inbound& m : batch) {
+    return inbox_.dispatch_batch([this](inbound& m) {
       dispatch(m.header.handler, m.header.from, m.payload, m.header.kind == wire_kind::call,
                m.header.cookie);
-    }
-    return !batch.empty();
+    });
   }
 
   // A peer whose connection ended is lost, unless the run ends within the
   // grace (at the end of a run peers leave on their own, maybe before this
   // node hears that it is ending).
+  // The rdma_cm channel is read every cm_check_interval (a system call
+  // each), not at every turn of the loop.
   void end_if_a_peer_is_lost() {
+    const auto now = std::chrono::steady_clock::now();
     if (!lost_) {
-      if (auto peer = connector_->lost_peer()) lost_ = {*peer, std::chrono::steady_clock::now()};
+      if (now - last_cm_check_ < cm_check_interval) return;
+      last_cm_check_ = now;
+      if (auto peer = connector_->lost_peer()) lost_ = {*peer, now};
       return;
     }
     if (ending()) return;
-    if (std::chrono::steady_clock::now() - lost_->since >= disconnect_grace) {
+    if (now - lost_->since >= disconnect_grace) {
       fatal("lost %s: its RDMA connection ended", peer_name(lost_->node).c_str());
     }
   }
 
+  template <class B>
+  friend void rt::run_service_loop(B&, const std::atomic<bool>&, const service_wakeup&);
+
   void service_loop() {
     is_service_thread = true;
     trace::name_this_thread("service", -1);
-    backoff idle;
-    while (!stopping_.load(std::memory_order_acquire)) {
-      const std::uint64_t queued_seen = queued_.load(std::memory_order_seq_cst);
-      const bool busy = progress() != 0;
-      const bool handled = dispatch_inbox();
-      end_if_a_peer_is_lost();
-      if (busy || handled) {
-        idle.reset();
-        continue;
-      }
-      if (idle.step()) continue;
-      sleep_until_traffic(queued_seen);
-      idle.reset();
-    }
+    run_service_loop(*this, stopping_, wakeup_);
   }
 
   // Sleeps until a completion, a queued message or a connection event, at
-  // most idle_sleep_ms; not at all if a message was queued since
-  // `queued_seen` or completions are waiting.
-  void sleep_until_traffic(std::uint64_t queued_seen) {
-    sleeping_.store(true, std::memory_order_seq_cst);
-    if (queued_.load(std::memory_order_seq_cst) == queued_seen && arm_completions()) {
-      pollfd p[3] = {{channel_->fd, POLLIN, 0}, {doorbell_, POLLIN, 0}, {connector_fd(), POLLIN, 0}};
-      poll(p, 3, lost_ ? 10 : idle_sleep_ms);
-      ibv_cq* cq = nullptr;
-      void* context = nullptr;
-      if ((p[0].revents & POLLIN) && ibv_get_cq_event(channel_, &cq, &context) == 0) {
-        ibv_ack_cq_events(cq, 1);
-      }
-      std::uint64_t rings = 0;
-      if (p[1].revents & POLLIN) (void)!::read(doorbell_, &rings, sizeof rings);
+  // most idle_sleep_ms (10 ms while a lost peer's grace runs).
+  void sleep_until_traffic(std::uint64_t posts_seen) {
+    pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {connector_->event_fd(), POLLIN, 0}};
+    wakeup_.sleep(posts_seen, [this] { return arm_completions(); }, fds,
+                  lost_ ? 10 : idle_sleep_ms);
+    ibv_cq* cq = nullptr;
+    void* context = nullptr;
+    if ((fds[0].revents & POLLIN) && ibv_get_cq_event(channel_, &cq, &context) == 0) {
+      ibv_ack_cq_events(cq, 1);
     }
-    sleeping_.store(false, std::memory_order_relaxed);
   }
 
   // Asks for an event at the next completion; false when completions are
@@ -796,8 +758,6 @@ class verbs_transport final : public transport {
     }
     return progress() == 0 && !progressing_.load(std::memory_order_acquire);
   }
-
-  int connector_fd() const { return connector_->event_fd(); }
 
   struct lost_peer {
     node_id node;
@@ -822,11 +782,9 @@ class verbs_transport final : public transport {
   std::atomic<bool> progressing_{false};       // a thread is polling the completion queue
   std::atomic<bool> ending_{false};
   std::optional<lost_peer> lost_;              // service thread only
-  std::mutex inbox_mutex_;
-  std::deque<inbound> inbox_;
-  std::atomic<std::uint64_t> queued_{0};       // messages queued by other threads so far
-  std::atomic<bool> sleeping_{false};          // the service thread sleeps, or is about to
-  int doorbell_ = -1;                          // eventfd: queued() wakes the service thread
+  std::chrono::steady_clock::time_point last_cm_check_{};  // service thread only
+  service_inbox<inbound> inbox_;
+  service_wakeup wakeup_{"verbs"};             // other threads wake the service thread
   std::thread service_;
   std::atomic<bool> stopping_{false};
 };
