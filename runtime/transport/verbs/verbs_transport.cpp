@@ -71,7 +71,6 @@ constexpr std::uint64_t receive_tag = std::uint64_t{1} << 63;  // in a receive's
 // A peer whose connection ends is lost unless the run ends within this.
 constexpr auto disconnect_grace = std::chrono::milliseconds(1000);
 constexpr auto cm_check_interval = std::chrono::milliseconds(50);
-constexpr auto spin_before_sleep = std::chrono::milliseconds(5);
 constexpr int idle_sleep_ms = 100;
 
 // A node's wire-up blob.
@@ -561,7 +560,6 @@ class verbs_transport final : public transport {
     ibv_wc done[16];
     const int n = ibv_poll_cq(cq_, 16, done);
     if (n < 0) fatal("verbs: polling the completion queue of %s failed", device_.name.c_str());
-    if (n > 0) work_done_.fetch_add(1, std::memory_order_relaxed);
     for (int i = 0; i < n; ++i) {
       if (done[i].wr_id & receive_tag) {
         received(done[i]);
@@ -704,7 +702,6 @@ class verbs_transport final : public transport {
   // loop keeps polling; false when the inbox was empty.
   bool dispatch_inbox() {
     return inbox_.dispatch_batch([this](inbound& m) {
-      work_done_.fetch_add(1, std::memory_order_relaxed);
       dispatch(m.header.handler, m.header.from, m.payload, m.header.kind == wire_kind::call,
                m.header.cookie);
     });
@@ -741,17 +738,6 @@ class verbs_transport final : public transport {
   // Sleeps until a completion, a queued message or a connection event, at
   // most idle_sleep_ms (10 ms while a lost peer's grace runs).
   void sleep_until_traffic(std::uint64_t posts_seen) {
-    // Not before it has been idle for spin_before_sleep: waking through
-    // the completion channel costs a scheduler tick in the rxe guest
-    // (one-way messages 4 ms each, 0.5 ms with a service thread that never
-    // slept; atomics served at the home 3.6 ms, 0.7 ms).
-    const auto now = std::chrono::steady_clock::now();
-    const std::uint64_t work = work_done_.load(std::memory_order_relaxed);
-    if (work != work_seen_) {
-      work_seen_ = work;
-      idle_since_ = now;
-    }
-    if (now - idle_since_ < spin_before_sleep) return;
     pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {connector_->event_fd(), POLLIN, 0}};
     wakeup_.sleep(posts_seen, [this] { return arm_completions(); }, fds,
                   lost_ ? 10 : idle_sleep_ms);
@@ -797,9 +783,6 @@ class verbs_transport final : public transport {
   std::atomic<bool> ending_{false};
   std::optional<lost_peer> lost_;              // service thread only
   std::chrono::steady_clock::time_point last_cm_check_{};  // service thread only
-  std::atomic<std::uint64_t> work_done_{0};    // polls that found something, messages run
-  std::uint64_t work_seen_ = 0;                // service thread only
-  std::chrono::steady_clock::time_point idle_since_{};  // service thread only
   service_inbox<inbound> inbox_;
   service_wakeup wakeup_{"verbs"};             // other threads wake the service thread
   std::thread service_;
