@@ -39,7 +39,8 @@ const char* const help_text =
     "  --transport NAME       how nodes talk: shm (default: shared memory, one\n"
     "                         host) or ucx (UCX: TCP, RDMA or shared memory, as\n"
     "                         UCX_TLS and UCX_NET_DEVICES select; the default\n"
-    "                         with --hosts); verbs is not implemented yet\n"
+    "                         with --hosts) or verbs (RDMA through libibverbs\n"
+    "                         and librdmacm; DSTD_VERBS_DEVICE, DSTD_VERBS_GID_INDEX)\n"
     "  --hosts H1[:S],H2[:S]  run the nodes on these hosts, S slots each (default\n"
     "                         1), in order: H1's slots first; -n defaults to the\n"
     "                         total; a host other than localhost or this one is\n"
@@ -244,13 +245,17 @@ parse_outcome parse_options(int argc, const char* const* argv, const char* parti
       out.nodes = static_cast<unsigned>(n);
       have_nodes = true;
     } else if (name == "--transport") {
-      if (!take_value()) return usage_error("option --transport needs a name (shm, ucx)");
+      if (!take_value())
+        return usage_error(std::string("option --transport needs a name (") +
+                           dstd::rt::known_transports + ")");
+#ifndef DSTD_HAVE_VERBS
       if (value == "verbs") {
-        say("the %s transport is not implemented yet; use --transport shm",
-            std::string(value).c_str());
+        say("this dstd was built without the verbs transport (libibverbs and librdmacm were "
+            "not found); use --transport ucx");
         return parse_outcome::exit_usage;
       }
-      if (value != "shm" && value != "ucx")
+#endif
+      if (value != "shm" && value != "ucx" && value != "verbs")
         return usage_error("unknown transport '" + std::string(value) + "' (known: " +
                            dstd::rt::known_transports + ")");
       out.transport = std::string(value);

@@ -7,6 +7,9 @@
 #include "runtime/common/fatal.hpp"
 #include "runtime/transport/shm/shm_transport.hpp"
 #include "runtime/transport/ucx/ucx_transport.hpp"
+#ifdef DSTD_HAVE_VERBS
+#include "runtime/transport/verbs/verbs_transport.hpp"
+#endif
 
 namespace dstd::rt {
 
@@ -21,6 +24,9 @@ bool is(const launch_info& launch, const char* name) { return std::strcmp(launch
 home_memory home_memory_for(const launch_info& launch) {
   if (is(launch, "shm")) return shm::home_memory_for(launch);
   if (is(launch, "ucx")) return ucx::home_memory_for(launch);
+#ifdef DSTD_HAVE_VERBS
+  if (is(launch, "verbs")) return verbs::home_memory_for(launch);
+#endif
   unknown(launch);
 }
 
@@ -28,6 +34,9 @@ std::unique_ptr<transport> make_transport(const launch_info& launch,
                                           std::span<const memory_region> regions) {
   if (is(launch, "shm")) return shm::make_transport(launch, regions);
   if (is(launch, "ucx")) return ucx::make_transport(launch, regions);
+#ifdef DSTD_HAVE_VERBS
+  if (is(launch, "verbs")) return verbs::make_transport(launch, regions);
+#endif
   unknown(launch);
 }
 

@@ -1,7 +1,7 @@
 // Choosing a transport backend, and what a backend is given.
 //
 // Why a factory keyed by the launch: dstdrun names the backend
-// (DSTD_TRANSPORT: shm or ucx; verbs is the next one) and every
+// (DSTD_TRANSPORT: shm, ucx or verbs) and every
 // node makes the same one. A backend is handed everything it needs: the
 // launch (who we are, how many nodes) and a table of the memory regions it
 // serves, so it never calls into the heap or control layers above it.
@@ -41,8 +41,13 @@ struct home_memory {
   std::uint64_t static_offset = 0;
 };
 
-// The backend names the factory knows, for error messages and for dstdrun.
+// The backend names the factory knows, for error messages and for dstdrun
+// (verbs only when built with libibverbs and librdmacm: DSTD_HAVE_VERBS).
+#ifdef DSTD_HAVE_VERBS
+inline constexpr const char* known_transports = "shm, ucx, verbs";
+#else
 inline constexpr const char* known_transports = "shm, ucx";
+#endif
 
 // The home memory of `launch.kind`. Called once, from the first malloc: it
 // must not allocate. An unknown kind is a fatal error naming the known ones.

@@ -1,8 +1,8 @@
 // See ucx_keys.hpp.
 #include "runtime/transport/ucx/ucx_keys.hpp"
 
-#include <algorithm>
-
+#include "runtime/transport/home_window.hpp"
+#include "runtime/transport/region_table.hpp"
 #include "runtime/transport/ucx/ucx_status.hpp"
 
 namespace dstd::rt::ucx {
@@ -22,15 +22,11 @@ std::vector<std::byte> home_keys::packed(std::uint64_t chunk) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = chunks_.find(chunk); it != chunks_.end()) return it->second.packed;
   const gaddr begin = chunk * chunk_bytes;
-  const gaddr end = begin + chunk_bytes;
-  for (const memory_region& r : own_) {
-    const gaddr from = std::max(begin, r.begin);
-    const gaddr to = std::min(end, r.end);
-    if (from >= to) continue;
+  if (auto part = first_part_inside(own_, begin, begin + chunk_bytes)) {
     ucp_mem_map_params_t params{};
     params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
-    params.address = window_of(r, from);
-    params.length = to - from;
+    params.address = home_window::of(*part->region, part->from);
+    params.length = part->to - part->from;
     registered reg{};
     check(ucp_mem_map(context_, &params, &reg.memory), "registering home memory (ucp_mem_map)");
     void* buffer = nullptr;

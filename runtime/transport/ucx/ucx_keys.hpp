@@ -18,17 +18,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/common/layout.hpp"
 #include "runtime/transport/backend.hpp"
 
 namespace dstd::rt::ucx {
-
-// Where peers reach home memory: its second mapping, the window (same
-// layout as shm's), which coherence never protects. Registrations and
-// remote addresses are both in the window.
-inline std::byte* window_of(const memory_region& r, gaddr a) {
-  return reinterpret_cast<std::byte*>(layout::shm_window_base + r.backing_offset + (a - r.begin));
-}
 
 inline constexpr std::uint64_t chunk_bytes = std::uint64_t{64} << 20;
 inline std::uint64_t chunk_of(gaddr a) { return a / chunk_bytes; }

@@ -48,7 +48,10 @@
 #include "runtime/common/runtime_libraries.hpp"
 #include "runtime/common/trace.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/home_window.hpp"
 #include "runtime/transport/peer_lifelines.hpp"
+#include "runtime/transport/region_table.hpp"
+#include "runtime/transport/service_thread.hpp"
 #include "runtime/transport/ucx/peer_health.hpp"
 #include "runtime/transport/ucx/ucx_keys.hpp"
 #include "runtime/transport/ucx/ucx_status.hpp"
@@ -60,9 +63,6 @@ namespace dstd::rt::ucx {
 namespace {
 
 thread_local bool is_service_thread = false;
-
-// The home memfd, made by home_memory_for at the first malloc.
-int home_fd = -1;
 
 // --- what travels --------------------------------------------------------------
 
@@ -159,17 +159,6 @@ ucp_request_param_t with_callback(ucp_send_nbx_callback_t cb, void* user) {
   return p;
 }
 
-void* map_window(void* at, std::size_t bytes, std::uint64_t fd_offset) {
-  void* p = mmap(at, bytes, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE, home_fd,
-                 static_cast<off_t>(fd_offset));
-  if (p == MAP_FAILED || p != at) {
-    fatal("cannot map the ucx window onto home memory (%zu bytes at %p): %s", bytes, at,
-          std::strerror(errno));
-  }
-  return p;
-}
-
 class ucx_transport;
 
 struct endpoint_context {
@@ -184,7 +173,7 @@ class ucx_transport final : public transport {
         launch_(launch),
         regions_(regions.begin(), regions.end()),
         health_(launch.self, launch.nodes, peer_health::clock::now()) {
-    map_home_window();
+    home_window::map(launch, regions_, "ucx");
     init_ucx();
     keys_home_ = std::make_unique<home_keys>(context_, regions_, self());
   }
@@ -268,7 +257,7 @@ class ucx_transport final : public transport {
     drain();
     if (!service_.joinable()) return;
     stopping_.store(true, std::memory_order_release);
-    ring_doorbell();
+    wakeup_.ring();
     service_.join();
   }
 
@@ -280,7 +269,7 @@ class ucx_transport final : public transport {
     const memory_region& r = region_of(src, len, "read");
     count_one_sided();
     if (r.home == self()) {
-      std::memcpy(dst, window(r, src), len);
+      home_window::read_here(r, dst, src, len);
       done_here(c);
       return;
     }
@@ -298,13 +287,7 @@ class ucx_transport final : public transport {
     const memory_region& r = region_of(dst, len, "write");
     count_one_sided();
     if (r.home == self()) {
-      if (len == sizeof(std::uint64_t) && dst % alignof(std::uint64_t) == 0) {
-        std::uint64_t v;
-        std::memcpy(&v, src, sizeof v);
-        std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(window(r, dst))).store(v);
-      } else {
-        std::memcpy(window(r, dst), src, len);
-      }
+      home_window::write_here(r, dst, src, len);
       done_here(c);
       return;
     }
@@ -333,9 +316,7 @@ class ucx_transport final : public transport {
     const memory_region& r = atomic_region(target, "compare-and-swap");
     count_one_sided();
     if (r.home == self()) {
-      std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(window(r, target)))
-          .compare_exchange_strong(expected, desired, std::memory_order_seq_cst);
-      *old = expected;
+      *old = home_window::compare_swap_here(r, target, expected, desired);
       done_here(c);
       return;
     }
@@ -350,8 +331,7 @@ class ucx_transport final : public transport {
     const memory_region& r = atomic_region(target, "fetch-and-add");
     count_one_sided();
     if (r.home == self()) {
-      *old = std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(window(r, target)))
-                 .fetch_add(add);
+      *old = home_window::fetch_add_here(r, target, add);
       done_here(c);
       return;
     }
@@ -379,14 +359,6 @@ class ucx_transport final : public transport {
 
  private:
   // --- setting up ------------------------------------------------------------
-
-  void map_home_window() {
-    for (const memory_region& r : regions_) {
-      if (r.home != self()) continue;
-      const bool is_partition = r.begin == layout::partition_base(self(), launch_.partition_bytes);
-      map_window(window(r, r.begin), r.end - r.begin, is_partition ? 0 : launch_.partition_bytes);
-    }
-  }
 
   void init_ucx() {
     // UCX's memory hooks patch malloc, free and mmap in every loaded
@@ -430,8 +402,6 @@ class ucx_transport final : public transport {
       fatal("this UCX library cannot make a thread-safe worker (built without --enable-mt)");
     }
     check(ucp_worker_get_efd(worker_, &wakeup_fd_), "getting the worker's wake-up descriptor");
-    doorbell_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (doorbell_ < 0) fatal("cannot make the ucx service thread's eventfd: %s", std::strerror(errno));
     waiting::set_progress_driver(&drive, this);
     set_receiver(am_message, &receive<&ucx_transport::on_message>);
     set_receiver(am_key_request, &receive<&ucx_transport::on_key_request>);
@@ -488,22 +458,14 @@ class ucx_transport final : public transport {
   // --- addressing ------------------------------------------------------------
 
   const memory_region& region_of(gaddr a, std::size_t len, const char* op) const {
-    for (const memory_region& r : regions_) {
-      if (a >= r.begin && a < r.end && len <= r.end - a) return r;
-    }
-    fatal("%s of %zu bytes at %#lx: not inside the global heap or the shared static data", op,
-          len, static_cast<unsigned long>(a));
+    return rt::region_of(regions_, a, len, op);
   }
 
   const memory_region& atomic_region(gaddr a, const char* op) const {
-    if (a % 8 != 0) {
-      fatal("%s at %#lx: transport atomics need 8-byte alignment", op,
-            static_cast<unsigned long>(a));
-    }
-    return region_of(a, 8, op);
+    return rt::atomic_region(regions_, a, op);
   }
 
-  static std::byte* window(const memory_region& r, gaddr a) { return window_of(r, a); }
+  static std::byte* window(const memory_region& r, gaddr a) { return home_window::of(r, a); }
   static std::uint64_t remote(const memory_region& r, gaddr a) {
     return reinterpret_cast<std::uintptr_t>(window(r, a));
   }
@@ -512,15 +474,7 @@ class ucx_transport final : public transport {
   // registration chunk; the completion expects every piece.
   template <class Op>
   void for_each_piece(gaddr a, std::size_t len, completion& c, Op op) {
-    const std::uint64_t pieces = chunk_of(a + len - 1) - chunk_of(a) + 1;
-    if (pieces > 1) c.expect(static_cast<std::uint32_t>(pieces - 1));
-    std::size_t offset = 0;
-    while (offset < len) {
-      const gaddr at = a + offset;
-      const std::size_t n = std::min<std::size_t>(len - offset, chunk_end(at) - at);
-      op(at, n, offset);
-      offset += n;
-    }
+    rt::for_each_piece(a, len, chunk_bytes, chunk_bytes, c, op);
   }
 
   // The key for `home`'s chunk holding `a`: asked for once, then kept.
@@ -643,10 +597,7 @@ class ucx_transport final : public transport {
       done->finish();  // the caller may return and free its buffers now
       return;
     }
-    {
-      std::lock_guard<std::mutex> lock(inbox_mutex_);
-      inbox_.push_back(inbound{h.from, h, std::vector<std::byte>(bytes, bytes + length)});
-    }
+    inbox_.push(inbound{h.from, h, std::vector<std::byte>(bytes, bytes + length)});
     posted();  // for the service thread to dispatch
   }
 
@@ -702,43 +653,19 @@ class ucx_transport final : public transport {
   }
 
   // Work for the service thread from another thread: an operation that may
-  // need progress to leave, or a message in the inbox. Wakes it if it is
-  // asleep (or about to sleep: it re-reads `posts_` after saying so).
+  // need progress to leave, or a message in the inbox.
   void posted() {
-    if (is_service_thread) return;
-    posts_.fetch_add(1, std::memory_order_seq_cst);
-    if (sleeping_.load(std::memory_order_seq_cst)) ring_doorbell();
-  }
-
-  void ring_doorbell() {
-    const std::uint64_t one = 1;
-    if (::write(doorbell_, &one, sizeof one) < 0 && errno != EAGAIN) {
-      fatal("cannot wake the ucx service thread: %s", std::strerror(errno));
-    }
+    if (!is_service_thread) wakeup_.posted();
   }
 
   // Runs the handlers of the oldest messages in the inbox, a bounded batch
   // so that the loop keeps progressing the network (and heartbeats flow);
   // false when it was empty.
   bool dispatch_inbox() {
-    static constexpr std::size_t batch_limit = 64;
-    std::deque<inbound> batch;
-    {
-      std::lock_guard<std::mutex> lock(inbox_mutex_);
-      if (inbox_.size() <= batch_limit) {
-        batch.swap(inbox_);
-      } else {
-        for (std::size_t i = 0; i < batch_limit; ++i) {
-          batch.push_back(std::move(inbox_.front()));
-          inbox_.pop_front();
-        }
-      }
-    }
-    for (inbound& m : batch) {
+    return inbox_.dispatch_batch([this](inbound& m) {
       dispatch(m.header.handler, m.from, m.payload, m.header.kind == message_kind::call,
                m.header.cookie);
-    }
-    return !batch.empty();
+    });
   }
 
   void end_if_a_peer_is_lost() {
@@ -748,39 +675,23 @@ class ucx_transport final : public transport {
     }
   }
 
+  template <class B>
+  friend void rt::run_service_loop(B&, const std::atomic<bool>&, const service_wakeup&);
+
   void service_loop() {
     is_service_thread = true;
     trace::name_this_thread("service", -1);
-    backoff idle;
-    while (!stopping_.load(std::memory_order_acquire)) {
-      const std::uint64_t posts_seen = posts_.load(std::memory_order_seq_cst);
-      const bool busy = progress() != 0;
-      const bool handled = dispatch_inbox();
-      end_if_a_peer_is_lost();
-      if (busy || handled) {
-        idle.reset();
-        continue;
-      }
-      if (idle.step()) continue;
-      sleep_until_traffic(posts_seen);
-      idle.reset();
-    }
+    run_service_loop(*this, stopping_, wakeup_);
   }
 
-  // Sleeps until the network or another thread (posted()) has something,
-  // at most one heartbeat interval; not at all if another thread posted
-  // since `posts_seen` (read before the last progress).
+  // Sleeps until the worker has events or another thread posted, at most
+  // one heartbeat interval (service_wakeup::sleep).
   void sleep_until_traffic(std::uint64_t posts_seen) {
-    sleeping_.store(true, std::memory_order_seq_cst);
-    if (posts_.load(std::memory_order_seq_cst) == posts_seen && arm_worker()) {
-      pollfd p[2] = {{wakeup_fd_, POLLIN, 0}, {doorbell_, POLLIN, 0}};
-      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-          peer_health::heartbeat_interval);
-      poll(p, 2, static_cast<int>(ms.count()));
-      std::uint64_t rings = 0;
-      if (p[1].revents & POLLIN) (void)!::read(doorbell_, &rings, sizeof rings);
-    }
-    sleeping_.store(false, std::memory_order_relaxed);
+    pollfd worker{wakeup_fd_, POLLIN, 0};
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(peer_health::heartbeat_interval);
+    wakeup_.sleep(posts_seen, [this] { return arm_worker(); }, std::span(&worker, 1),
+                  static_cast<int>(ms.count()));
   }
 
   // False when events are waiting (progress them instead of sleeping), or
@@ -810,12 +721,9 @@ class ucx_transport final : public transport {
   // covers (fence_if_needed).
   std::atomic<std::uint64_t> ordered_posts_{0};
   std::atomic<std::uint64_t> fenced_through_{0};
-  std::mutex inbox_mutex_;
-  std::deque<inbound> inbox_;
+  service_inbox<inbound> inbox_;
   std::atomic<bool> progressing_{false};  // a thread is inside ucp_worker_progress
-  std::atomic<std::uint64_t> posts_{0};   // posted() calls so far
-  std::atomic<bool> sleeping_{false};     // the service thread sleeps, or is about to
-  int doorbell_ = -1;                     // eventfd: posted() wakes the service thread
+  service_wakeup wakeup_{"ucx"};           // posted() wakes the service thread
   std::thread service_;
   std::atomic<bool> stopping_{false};
 };
@@ -824,17 +732,11 @@ class ucx_transport final : public transport {
 
 home_memory home_memory_for(const launch_info& launch) {
   // The static data follows the partition (node 0 only uses it).
-  home_fd = memfd_create("dstd-home", MFD_CLOEXEC);
-  if (home_fd < 0 ||
-      ftruncate(home_fd, static_cast<off_t>(launch.partition_bytes + layout::static_region_max)) != 0) {
-    fatal("cannot create this node's home memory: %s", std::strerror(errno));
-  }
-  return {home_fd, 0, launch.partition_bytes};
+  return home_window::create(launch, "ucx");
 }
 
 std::unique_ptr<transport> make_transport(const launch_info& launch,
                                           std::span<const memory_region> regions) {
-  if (home_fd < 0) fatal("the ucx transport was made before its home memory");
   return std::make_unique<ucx_transport>(launch, regions);
 }
 
