@@ -20,10 +20,12 @@
 //    home itself uses, so both are atomic with each other;
 //  * messages are SENDs into one shared receive queue (verbs_wire.hpp),
 //    inline when small; handlers run on the service thread from an inbox;
-//  * per-peer order: every work request carries IBV_SEND_FENCE (it waits for
-//    the earlier reads and atomics on its queue pair; the responder runs
-//    writes and sends in order), and a one-sided operation to a peer waits
-//    until the atomics served at that peer have been answered;
+//  * per-peer order: the responder runs a queue pair's writes and sends in
+//    order; a request carries IBV_SEND_FENCE only where that is not enough
+//    (a write, send or atomic after an unfinished read or NIC atomic, a
+//    read after an unfinished write: needs_fence), and a one-sided
+//    operation to a peer waits until the atomics served at that peer have
+//    been answered;
 //  * one completion queue for everything, polled by the service thread and
 //    by every blocked wait (waiting.hpp's progress driver); the service
 //    thread sleeps on the queue's completion channel when idle.
