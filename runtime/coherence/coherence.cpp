@@ -83,6 +83,7 @@ std::array<home_view, layout::max_nodes> homes;
 twin_pool twins;
 atomic_counters stats;
 std::atomic<bool> enabled{false};
+std::atomic<bool> left_run{false};  // leave_run()
 std::mutex sync_mutex;
 // True while a thread holds sync_mutex to flush or invalidate. Set before it
 // takes the dirty list: a release that finds the list empty may only return
@@ -635,7 +636,21 @@ void init() {
   adopt_static_region();
 }
 
+void leave_run() noexcept {
+  left_run.store(true, std::memory_order_release);
+  enabled.store(false, std::memory_order_release);
+}
+
 bool handle_fault(void* address, bool write) noexcept {
+  if (left_run.load(std::memory_order_acquire)) {
+    const location where = locate(address);
+    if (!where.here) {
+      fatal("node %u touched %p, homed on node %u, after the end of the run, when the other "
+            "nodes have left",
+            unsigned(space->self), address, unsigned(where.home));
+    }
+    return false;
+  }
   if (!enabled.load(std::memory_order_acquire) || current_transport() == nullptr) return false;
   // A signal handler: its waits block the thread, never park (waiting.hpp).
   waiting::no_park_scope in_fault_handler;

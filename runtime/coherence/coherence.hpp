@@ -37,6 +37,14 @@ void acquire();
 inline constexpr std::size_t max_prefetch_bytes = 1 << 20;
 void prefetch(const void* p, std::size_t len) noexcept;
 
+// Node 0, once every other node has answered the end of the run: nobody is
+// left to synchronize with, so from now on release() and acquire() do
+// nothing (the shared libraries' destructors still lock mutexes, and an
+// acquire would read the summaries of homes that are gone), and a fault on
+// a cache frame ends the node with a message instead of a fetch that could
+// not be served.
+void leave_run() noexcept;
+
 // From the SIGSEGV handler: resolves a fault on a cache frame. False when
 // the address is not one (an ordinary segmentation fault).
 bool handle_fault(void* address, bool write) noexcept;

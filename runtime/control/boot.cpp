@@ -193,6 +193,10 @@ void end_run() {
     node_transport->post_call(n, shutdown.id, nullptr, 0, replies[n], acks);
   }
   acks.wait();
+  // The others are leaving: from now on this node is alone (the shared
+  // libraries' destructors still run, and lock mutexes).
+  coherence::leave_run();
+  drop_remote_frees();
   report_stats_if_asked();
   trace::write_at_exit();
   node_transport->stop();

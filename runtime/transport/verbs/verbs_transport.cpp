@@ -507,6 +507,11 @@ class verbs_transport final : public transport {
     w->wr.send_flags |= IBV_SEND_SIGNALED;
     peer_state& p = peers_[w->peer];
     if (p.qp == nullptr) fatal("verbs: %s is not connected", peer_name(w->peer).c_str());
+    // After stop() nothing would complete it: say so rather than hang.
+    if (stopping_.load(std::memory_order_acquire)) {
+      fatal("verbs: %s to %s after this node left the run", op_name(w->kind),
+            peer_name(w->peer).c_str());
+    }
     outstanding_.fetch_add(1, std::memory_order_acq_rel);
     std::lock_guard<std::mutex> lock(p.mutex);
     if (p.in_flight < send_depth && p.backlog.empty()) {
