@@ -7,9 +7,9 @@
 //   build/bin/dstdrun -n 3 build/bin/coherence_bench   (adds the third-node row)
 //
 // Node 0 owns the memory; a thread on node 1 measures and prints. An
-// acquire keeps the pages no one changed (DESIGN §4, "Versions"), so to
-// measure faults node 1 asks node 0 to release: a release of the home
-// makes the next acquire drop every page cached from it. Requests go
+// acquire keeps the pages no one changed (DESIGN §4, "Versions and
+// notices"), so to measure faults node 1 asks node 0 to release: a release
+// of the home makes the next acquire drop every page cached from it. Requests go
 // through one word at node 0 with transport atomics, which involve no
 // coherence action of their own.
 #include <algorithm>

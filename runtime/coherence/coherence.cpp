@@ -65,7 +65,7 @@ struct atomic_counters {
   std::atomic<std::uint64_t> read_faults{0}, write_faults{0}, fetches{0}, pages_fetched{0},
       bytes_fetched{0},
       diff_bytes_sent{0}, pages_invalidated{0}, pages_kept{0}, fault_ns{0}, releases{0},
-      acquires{0};
+      acquires{0}, acquire_walks{0};
 };
 
 page_directory directory;
@@ -85,6 +85,7 @@ atomic_counters stats;
 std::atomic<bool> enabled{false};
 std::atomic<bool> left_run{false};  // leave_run()
 std::mutex sync_mutex;
+spin_lock applying_diffs;  // on_apply_diffs
 // True while a thread holds sync_mutex to flush or invalidate. Set before it
 // takes the dirty list: a release that finds the list empty may only return
 // at once when no flush is in flight, because the flush another thread has
@@ -136,9 +137,10 @@ void export_from(node_id home) {
 
 // A release's page diffs for their home (diff.hpp's format, checked by
 // apply_diffs). The reply says they are applied, and carries the home's
-// diff epoch before this batch: when it is the one the sender last saw, no
-// other node's diff came in between (page_versions.hpp).
-constexpr handler_decl<any_bytes, std::uint64_t> diffs_for_home{handler_ids::apply_diffs};
+// notice count before and after this batch: when the count before is the
+// one the sender last caught up with, no other node's diff came in between
+// (page_versions.hpp).
+constexpr handler_decl<any_bytes, notice_span> diffs_for_home{handler_ids::apply_diffs};
 
 // Diffs go home in batches, one message per home per batch. Batches are
 // built while pages are locked and sent only after every page lock is
@@ -188,19 +190,20 @@ class diff_batcher {
     b = batch{};
   }
 
-  // A home's diff epoch before the batch was the one this node last saw:
-  // only this node's diffs changed that home since, so each page in the
-  // batch is now the home's copy at its cached version + 1 (the home bumped
-  // it once). Otherwise the versions stay, and the next acquire compares.
+  // The home's notice count before the batch was the one this node last
+  // caught up with: only this node's diffs changed that home since, so each
+  // page in the batch is now the home's copy at its cached version + 1 (the
+  // home bumped it once), and the notices the batch wrote need not be read.
+  // Otherwise nothing moves, and the next acquire reads the notices.
   static void note_applied(const batch& b, const std::vector<std::byte>& reply) {
-    std::uint64_t before = 0;
-    if (reply.size() != sizeof before) {
-      malformed_reply(diffs_for_home.id, b.home, reply.size(), sizeof before);
+    notice_span span;
+    if (reply.size() != sizeof span) {
+      malformed_reply(diffs_for_home.id, b.home, reply.size(), sizeof span);
     }
-    std::memcpy(&before, reply.data(), sizeof before);
+    std::memcpy(&span, reply.data(), sizeof span);
     home_summary& seen = homes[b.home].seen;
-    if (before != seen.diff_epoch) return;
-    seen.diff_epoch = before + 1;
+    if (span.before != seen.notices) return;
+    seen.notices = span.after;
     for (std::uint64_t index : b.pages) directory.set_version(index, directory.version(index) + 1);
   }
 
@@ -322,7 +325,7 @@ std::uint64_t lock_invalid_pages(std::uintptr_t begin, std::uintptr_t end, std::
 // the fetch's reads from passing the pushes (else they could still read
 // bytes older than a release that acquire then sees).
 void list_and_fetch(const std::uint64_t* sorted, std::uint64_t n) {
-  for (std::uint64_t i = 0; i < n; ++i) directory.cached.push(sorted[i]);
+  for (std::uint64_t i = 0; i < n; ++i) directory.list_cached(sorted[i]);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   chaos::point();
   fetch_pages(sorted, n);
@@ -335,7 +338,7 @@ constexpr std::uint64_t group_pages = layout::group_bytes / page;
 // pages that no one else holds, with one read.
 void fetch_for_fault(std::uint64_t index, std::uintptr_t a) {
   if (space->in_static_region(a)) {
-    directory.cached.push(index);  // as in list_and_fetch
+    directory.list_cached(index);  // as in list_and_fetch
     std::atomic_thread_fence(std::memory_order_seq_cst);
     chaos::point();
     fetch_static_page(index, a);
@@ -435,7 +438,9 @@ void refresh_dirty_page(std::uint64_t index) {
 // What an acquire does with the pages it caches from one home.
 enum class home_change : std::uint8_t {
   none,        // its summary has not moved: keep them all
-  diffs,       // only diffs were applied: drop the pages whose version moved
+  noticed,     // only diffs were applied, and its notices say to which pages
+  diffs,       // only diffs were applied, more than its notice ring holds:
+               // drop the pages whose version moved
   home_wrote,  // the home released: its writes have no versions, drop them all
 };
 
@@ -443,11 +448,20 @@ struct home_changes {
   std::array<home_summary, layout::max_nodes> now{};
   std::array<home_change, layout::max_nodes> change{};
   std::array<bool, layout::max_nodes> looked{};  // exported when the reads were posted
+  std::vector<std::uint64_t> noticed;            // pages named by notices, of every home
   bool any = false;
 };
 
+// A counter at another node, read whole. A one-sided read (a memcpy on
+// shm) may split a word that changes meanwhile, and a torn notice count or
+// reserve count could hide notices; an atomic add of 0 cannot.
+std::uint64_t read_counter(gaddr a) { return current_transport()->fetch_add(a, 0); }
+
 // Reads the summary of every home this node caches from (one read each, all
 // in flight) and says for each what changed since this node last looked.
+// A torn summary only ever makes a change look like another change (see
+// "Reading counters without tearing", DESIGN §4); the counts an acquire
+// keeps are read again whole (read_all_notices).
 home_changes read_summaries() {
   home_changes c;
   completion done;
@@ -458,21 +472,67 @@ home_changes read_summaries() {
     current_transport()->post_read(&c.now[h], versions.summary_address(h), sizeof c.now[h], done);
   }
   done.wait();
-  std::atomic_thread_fence(std::memory_order_acquire);  // summaries before versions
+  std::atomic_thread_fence(std::memory_order_acquire);  // summaries before notices and versions
   for (node_id h = 0; h < space->nodes; ++h) {
     if (!c.looked[h]) continue;
     const home_summary& seen = homes[h].seen;
     c.change[h] = c.now[h].write_epoch != seen.write_epoch ? home_change::home_wrote
-                  : c.now[h].diff_epoch != seen.diff_epoch ? home_change::diffs
+                  : c.now[h].notices != seen.notices       ? home_change::diffs
                                                            : home_change::none;
     c.any |= c.change[h] != home_change::none;
   }
   return c;
 }
 
+// The notices [from, to) of `home` appended to `out`; false (and `out` as it
+// was) when its ring no longer holds them all (page_versions.hpp).
+bool read_notices(node_id home, std::uint64_t from, std::uint64_t to,
+                  std::vector<std::uint64_t>& out) {
+  if (to - from > layout::notice_capacity) return false;
+  const std::size_t at = out.size();
+  out.resize(at + (to - from));
+  completion done;
+  for (std::uint64_t n = from; n < to;) {  // two reads where the ring wraps
+    const std::uint64_t count =
+        std::min(to - n, layout::notice_capacity - n % layout::notice_capacity);
+    done.expect();
+    current_transport()->post_read(&out[at + (n - from)], versions.notice_address(home, n),
+                                   count * sizeof(std::uint64_t), done);
+    n += count;
+  }
+  done.wait();
+  std::atomic_thread_fence(std::memory_order_acquire);  // the entries before the reserve count
+  const std::uint64_t reserved = read_counter(versions.reserved_address(home));
+  if (reserved - from > layout::notice_capacity) {  // some entry was being overwritten
+    out.resize(at);
+    return false;
+  }
+  return true;
+}
+
+// For each home whose summary moved: its counters read again, whole (they
+// become what this node has caught up with); where only diffs moved it, the
+// notices since the last look, read into c.noticed (sorted, each page
+// once), or the version comparison where the ring fell behind.
+void read_all_notices(home_changes& c) {
+  for (node_id h = 0; h < space->nodes; ++h) {
+    if (c.change[h] != home_change::diffs && c.change[h] != home_change::home_wrote) continue;
+    c.now[h].notices = read_counter(versions.notice_count_address(h));
+    if (c.change[h] == home_change::home_wrote) {
+      c.now[h].write_epoch = read_counter(versions.write_epoch_address(h));
+    }
+    if (c.change[h] == home_change::diffs &&
+        read_notices(h, homes[h].seen.notices, c.now[h].notices, c.noticed)) {
+      c.change[h] = home_change::noticed;
+    }
+  }
+  std::sort(c.noticed.begin(), c.noticed.end());
+  c.noticed.erase(std::unique(c.noticed.begin(), c.noticed.end()), c.noticed.end());
+}
+
 // Takes the whole cached list, sorted. Each page stays on it, or locked by
 // the caller, as the list invariant asks (DESIGN §4.1): the caller locks
-// them all and lists again every page it keeps before unlocking it.
+// them all and relists every page it keeps before unlocking it.
 std::vector<std::uint64_t> take_cached_list() {
   std::vector<std::uint64_t> taken, chunk(take_chunk);
   for (std::uint64_t n; (n = directory.cached.take_all(chunk.data(), take_chunk)) != 0;) {
@@ -500,73 +560,123 @@ std::vector<bool> still_current(const std::vector<std::uint64_t>& sorted) {
   return current;
 }
 
-// A page kept: listed again before anyone else can lock it.
-void keep_page(std::uint64_t index, page_state st) {
-  directory.cached.push(index);
+// A taken page kept: listed again before anyone else can lock it.
+void keep_taken_page(std::uint64_t index, page_state st) {
+  directory.relist_taken(index);
   directory.unlock(index, st);
   stats.pages_kept.fetch_add(1, std::memory_order_relaxed);
 }
 
-// The acquire's second half (caller holds sync_mutex; its flush is done):
-// drops the cached pages another node may have changed, keeps the others.
-// A page dirtied after the flush (by another worker) whose home changed it
-// is refreshed instead: the home's copy with the local changes on top.
-// Returns the number of pages dropped.
-std::uint64_t drop_changed_pages() {
-  const home_changes changes = read_summaries();
-  if (!changes.any) {  // every cached page is the home's copy
-    stats.pages_kept.fetch_add(directory.cached.size(), std::memory_order_relaxed);
-    return 0;
+// What an acquire's pass over pages decided, to be done once the pass is
+// over: pages to drop (locked, read-only) and pages to refresh (locked,
+// dirty: written after the flush by another worker).
+struct page_verdicts {
+  std::vector<std::uint64_t> drop, refresh;
+  void changed(std::uint64_t index, page_state st) {
+    (st == page_state::dirty ? refresh : drop).push_back(index);
   }
-  const std::uint64_t traced_from = trace::start();
-  std::vector<std::uint64_t> to_check, to_drop, to_refresh;
+};
+
+// The walk over every cached page, for homes whose notices cannot say what
+// changed (`home_wrote`, `diffs`); the pages of the other homes are kept.
+void walk_cached_pages(const home_changes& changes, page_verdicts& v) {
+  std::vector<std::uint64_t> to_check;
   std::vector<page_state> check_states;
   for (std::uint64_t index : take_cached_list()) {
     chaos::point();  // taken off the list, not yet locked
     const page_state st = directory.lock(index);
     if (st == page_state::invalid) {
+      directory.let_go_taken(index);
       directory.unlock(index, st);
       continue;
     }
     switch (changes.change[space->home(page_address(index))]) {
       case home_change::none:
-        keep_page(index, st);
+      case home_change::noticed:  // its changed pages are the noticed pass's
+        keep_taken_page(index, st);
         break;
       case home_change::diffs:
         to_check.push_back(index);
         check_states.push_back(st);
         break;
       case home_change::home_wrote:
-        (st == page_state::dirty ? to_refresh : to_drop).push_back(index);
+        directory.let_go_taken(index);
+        v.changed(index, st);
         break;
     }
   }
   const std::vector<bool> current = still_current(to_check);
   for (std::size_t i = 0; i < to_check.size(); ++i) {
     if (current[i]) {
-      keep_page(to_check[i], check_states[i]);
+      keep_taken_page(to_check[i], check_states[i]);
     } else {
-      (check_states[i] == page_state::dirty ? to_refresh : to_drop).push_back(to_check[i]);
+      directory.let_go_taken(to_check[i]);
+      v.changed(to_check[i], check_states[i]);
     }
   }
-  std::sort(to_drop.begin(), to_drop.end());
-  protect_runs(to_drop.data(), to_drop.size(), PROT_NONE);
-  for (std::uint64_t index : to_drop) directory.unlock(index, page_state::invalid);
-  for (std::uint64_t index : to_refresh) {
+}
+
+// The pages named by notices: each cached one locked and judged changed (it
+// may have been fetched after the change; dropping it is only a refault).
+// They stay listed: a page on the list may be invalid.
+void judge_noticed_pages(const std::vector<std::uint64_t>& noticed, page_verdicts& v) {
+  for (std::uint64_t index : noticed) {
+    chaos::point();
+    const page_state st = directory.lock(index);
+    if (st == page_state::invalid) {
+      directory.unlock(index, st);
+    } else {
+      v.changed(index, st);
+    }
+  }
+}
+
+// The acquire's second half (caller holds sync_mutex; its flush is done):
+// drops the cached pages another node may have changed, keeps the others.
+// A page dirtied after the flush (by another worker) whose home changed it
+// is refreshed instead: the home's copy with the local changes on top.
+// Every page it decides on stays locked until its verdict is carried out.
+// Returns the number of pages dropped.
+std::uint64_t drop_changed_pages() {
+  home_changes changes = read_summaries();
+  if (!changes.any) {  // every cached page is the home's copy
+    stats.pages_kept.fetch_add(directory.cached.size(), std::memory_order_relaxed);
+    return 0;
+  }
+  const std::uint64_t traced_from = trace::start();
+  read_all_notices(changes);
+  page_verdicts v;
+  const bool walk = std::any_of(changes.change.begin(), changes.change.end(), [](home_change c) {
+    return c == home_change::diffs || c == home_change::home_wrote;
+  });
+  if (walk) {
+    walk_cached_pages(changes, v);
+    stats.acquire_walks.fetch_add(1, std::memory_order_relaxed);
+  }
+  judge_noticed_pages(changes.noticed, v);
+  if (!walk) {  // about: the list may hold invalid pages
+    stats.pages_kept.fetch_add(directory.cached.size() - std::min<std::uint64_t>(
+                                   directory.cached.size(), v.drop.size() + v.refresh.size()),
+                               std::memory_order_relaxed);
+  }
+  std::sort(v.drop.begin(), v.drop.end());
+  protect_runs(v.drop.data(), v.drop.size(), PROT_NONE);
+  for (std::uint64_t index : v.drop) directory.unlock(index, page_state::invalid);
+  for (std::uint64_t index : v.refresh) {
     chaos::point();
     refresh_dirty_page(index);
-    directory.cached.push(index);  // listed again before another thread can use it
+    directory.list_cached(index);  // if the walk took it: listed again before anyone can use it
     directory.unlock(index, page_state::dirty);
   }
   for (node_id h = 0; h < space->nodes; ++h) {
     if (changes.looked[h]) homes[h].seen = changes.now[h];
   }
-  stats.pages_invalidated.fetch_add(to_drop.size(), std::memory_order_relaxed);
-  if (!to_drop.empty()) {
+  stats.pages_invalidated.fetch_add(v.drop.size(), std::memory_order_relaxed);
+  if (!v.drop.empty()) {
     stats.acquires.fetch_add(1, std::memory_order_relaxed);
-    trace::span(trace::kind::acquire, traced_from, to_drop.size());
+    trace::span(trace::kind::acquire, traced_from, v.drop.size());
   }
-  return to_drop.size();
+  return v.drop.size();
 }
 
 void refuse_on_service_thread(const char* what) {
@@ -575,14 +685,17 @@ void refuse_on_service_thread(const char* what) {
   }
 }
 
-// The versions after the bytes, the epoch after the versions: a node that
-// sees the epoch moved reads versions that say which pages changed.
+// The versions and notices after the bytes, the notice count after them: a
+// node that sees the count moved reads notices that say which pages changed.
+// One batch at a time: the notices of a batch are written and published by
+// one thread (page_versions.hpp).
 void on_apply_diffs(message& m) {
-  if (!apply_diffs(m.payload(), [](std::uintptr_t p) { versions.bump_version(p); })) {
+  std::lock_guard<spin_lock> one_batch_at_a_time(applying_diffs);
+  if (!apply_diffs(m.payload(), [](std::uintptr_t p) { versions.note_change(p); })) {
     fatal("a malformed diff batch arrived from node %u", m.from());
   }
-  const std::uint64_t before = versions.bump_diff_epoch();
-  m.reply(&before, sizeof before);
+  const notice_span span = versions.publish_notices();
+  m.reply(&span, sizeof span);
 }
 
 }  // namespace
@@ -794,7 +907,7 @@ counters current_counters() noexcept {
   return {get(stats.read_faults),     get(stats.write_faults),    get(stats.fetches),
           get(stats.pages_fetched),   get(stats.bytes_fetched),   get(stats.diff_bytes_sent),
           get(stats.pages_invalidated), get(stats.pages_kept),    get(stats.fault_ns),
-          get(stats.releases),        get(stats.acquires)};
+          get(stats.releases),        get(stats.acquires),        get(stats.acquire_walks)};
 }
 
 }  // namespace dstd::rt::coherence

@@ -65,6 +65,10 @@ struct counters {
   std::uint64_t fault_ns;  // time spent resolving faults
   std::uint64_t releases;  // releases that had dirty pages to send
   std::uint64_t acquires;  // acquires that had pages to invalidate
+  // Acquires that looked at every cached page (a home released, or this
+  // node fell further behind a home than its notice ring reaches) instead
+  // of just the pages the homes' notices named.
+  std::uint64_t acquire_walks;
 };
 counters current_counters() noexcept;
 

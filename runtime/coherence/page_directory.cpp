@@ -59,8 +59,15 @@ void page_directory::init(std::uint64_t pages) {
   twins_ = static_cast<std::uint32_t*>(reserve(pages * sizeof(std::uint32_t), "twin table"));
   versions_ =
       static_cast<std::uint32_t*>(reserve(pages * sizeof(std::uint32_t), "page version table"));
+  listed_ = static_cast<std::uint8_t*>(reserve(pages, "listed flag table"));
   cached.init(pages);
   dirty.init(pages);
+}
+
+void page_directory::list_cached(std::uint64_t index) noexcept {
+  if (listed_[index]) return;
+  listed_[index] = 1;
+  cached.push(index);
 }
 
 page_state page_directory::lock(std::uint64_t index) noexcept {

@@ -68,7 +68,21 @@ class page_directory {
     std::atomic_ref<std::uint32_t>(versions_[index]).store(v, std::memory_order_relaxed);
   }
 
-  page_list cached;  // pages in state read_only or dirty
+  // `cached` holds every page in state read_only or dirty, and may hold
+  // invalid ones: an acquire that drops the pages named by a home's notices
+  // leaves them listed. So each page has a listed flag, read and written
+  // under its lock: set while the page is on `cached` or taken from it by
+  // an acquire that has yet to lock it; cleared only by that acquire, when
+  // it lets the page go. The list holds each page at most once.
+  //
+  // Lists the page (locked by the caller) unless it is listed already.
+  void list_cached(std::uint64_t index) noexcept;
+  // A page taken from `cached` and locked by the caller: listed again, or
+  // let go (its flag cleared).
+  void relist_taken(std::uint64_t index) noexcept { cached.push(index); }
+  void let_go_taken(std::uint64_t index) noexcept { listed_[index] = 0; }
+
+  page_list cached;  // see list_cached
   page_list dirty;   // pages in state dirty
 
  private:
@@ -76,6 +90,7 @@ class page_directory {
   std::uint8_t* states_ = nullptr;
   std::uint32_t* twins_ = nullptr;
   std::uint32_t* versions_ = nullptr;
+  std::uint8_t* listed_ = nullptr;  // list_cached
 };
 
 }  // namespace dstd::rt::coherence

@@ -10,9 +10,11 @@ namespace dstd::rt::coherence {
 
 namespace {
 
-constexpr std::uint64_t summary_at = 0;     // diff epoch, then write epoch
+constexpr std::uint64_t summary_at = 0;     // notice count, then write epoch
 constexpr std::uint64_t exported_at = 64;   // its own cache line
-constexpr std::uint64_t versions_at = layout::page_bytes;
+constexpr std::uint64_t reserved_at = 128;  // its own cache line
+constexpr std::uint64_t notices_at = layout::page_bytes;
+constexpr std::uint64_t versions_at = notices_at + layout::notice_capacity * 8;
 
 template <class T>
 std::atomic_ref<T> word_at(std::uintptr_t a) {
@@ -35,6 +37,15 @@ gaddr page_versions::exported_address(node_id home) const {
   return space_->partition_base(home) + area_offset_ + exported_at;
 }
 
+gaddr page_versions::reserved_address(node_id home) const {
+  return space_->partition_base(home) + area_offset_ + reserved_at;
+}
+
+gaddr page_versions::notice_address(node_id home, std::uint64_t n) const {
+  return space_->partition_base(home) + area_offset_ + notices_at +
+         (n % layout::notice_capacity) * sizeof(std::uint64_t);
+}
+
 // Partition pages are indexed from 0 up to nodes * partition pages; the
 // static data's pages follow, all homed at node 0, whose versions follow
 // its own partition's.
@@ -47,22 +58,32 @@ gaddr page_versions::version_address(std::uint64_t index) const {
   return space_->partition_base(home) + area_offset_ + versions_at + slot * sizeof(std::uint32_t);
 }
 
-void page_versions::bump_version(std::uintptr_t page_address) const {
+void page_versions::note_change(std::uintptr_t page_address) {
   const location where = locate(reinterpret_cast<const void*>(page_address));
-  const gaddr a = version_address(where.backing_offset / layout::page_bytes);
+  const std::uint64_t index = where.backing_offset / layout::page_bytes;
   // Release: a reader that sees the new version sees the bytes before it.
-  word_at<std::uint32_t>(a).fetch_add(1, std::memory_order_release);
+  word_at<std::uint32_t>(version_address(index)).fetch_add(1, std::memory_order_release);
+  word_at<std::uint64_t>(reserved_address(space_->self))
+      .store(written_ + 1, std::memory_order_relaxed);
+  // Release: a reader that sees this entry's old value torn by it also
+  // sees the reserve count that says so.
+  word_at<std::uint64_t>(notice_address(space_->self, written_)).store(index,
+                                                                        std::memory_order_release);
+  ++written_;
 }
 
-std::uint64_t page_versions::bump_diff_epoch() const {
-  return word_at<std::uint64_t>(summary_address(space_->self) + 0)
-      .fetch_add(1, std::memory_order_acq_rel);
+notice_span page_versions::publish_notices() {
+  const gaddr count = notice_count_address(space_->self);
+  const notice_span span{word_at<std::uint64_t>(count).load(std::memory_order_relaxed), written_};
+  word_at<std::uint64_t>(count).store(written_, std::memory_order_release);
+  return span;
 }
 
 void page_versions::note_release() const {
-  const gaddr mine = space_->partition_base(space_->self) + area_offset_;
-  if (word_at<std::uint64_t>(mine + exported_at).load(std::memory_order_relaxed) != 0) {
-    word_at<std::uint64_t>(mine + summary_at + 8).fetch_add(1, std::memory_order_seq_cst);
+  if (word_at<std::uint64_t>(exported_address(space_->self)).load(std::memory_order_relaxed) !=
+      0) {
+    word_at<std::uint64_t>(write_epoch_address(space_->self))
+        .fetch_add(1, std::memory_order_seq_cst);
   }
 }
 

@@ -1,14 +1,24 @@
-// Page versions and each home's epochs: what lets an acquire keep the cached
-// pages nobody changed (docs/DESIGN.md §4, "Versions").
+// Page versions, change notices and each home's counters: what lets an
+// acquire keep the cached pages nobody changed, and find the few that
+// changed without looking at the others (docs/DESIGN.md §4, "Versions and
+// notices").
 //
-// Why versions kept at the home: every change a home makes to its pages on
-// behalf of other nodes goes through one place, the handler that applies
-// diffs, which bumps the page's version after the bytes. A node records the
-// version it read (before the bytes) with each page it caches. Reading every
-// version at every acquire would cost as much as v1's dropping, so each home
-// also keeps a summary: its diff epoch, bumped after every applied batch,
-// which an acquire reads first; only when it moved are the versions of the
-// pages cached from that home compared.
+// Why kept at the home: every change a home makes to its pages on behalf of
+// other nodes goes through one place, the handler that applies diffs. For
+// each page it changes it bumps the page's version (after the bytes) and
+// writes the page's index into its notice ring; after the batch it
+// publishes the number of notices written so far. A node records the
+// version it read (before the bytes) with each page it caches, and per home
+// the notice count it has caught up with. An acquire reads each home's
+// summary first; where the count moved, it reads just the notices since
+// (one or two reads) and drops those pages. Only a node that fell more than
+// the ring's capacity behind compares the versions of every page it caches
+// from that home, as the first version of v2 always did.
+//
+// Why a reserve count: the ring is overwritten as it wraps. The home raises
+// `reserved` before it writes each entry; a reader that, after reading its
+// entries, finds `reserved` at most its start + capacity knows none of them
+// was being overwritten.
 //
 // Why a separate write epoch: the home's own threads write its pages
 // directly, unprotected and untracked (DESIGN §4), so their changes have no
@@ -19,8 +29,10 @@
 // home's writes page by page would mean protecting its exported pages.)
 //
 // Layout (layout::version_area_begin, in each partition): a header page —
-// diff epoch, write epoch (one 16-byte read), and on another cache line the
-// exported word — then one 32-bit version per page the home serves.
+// notice count, write epoch (one 16-byte read), and each on its own cache
+// line the exported word and the reserve count — then the notice ring
+// (layout::notice_capacity 8-byte page indices), then one 32-bit version
+// per page the home serves.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +47,13 @@ namespace dstd::rt::coherence {
 
 // A home's summary, as one read returns it.
 struct home_summary {
-  std::uint64_t diff_epoch = 0;   // diff batches applied at the home
+  std::uint64_t notices = 0;      // page changes applied at the home (notices written)
   std::uint64_t write_epoch = 0;  // the home's releases since it was exported
+};
+
+// The notice counts around one applied batch (the reply to a diff batch).
+struct notice_span {
+  std::uint64_t before = 0, after = 0;
 };
 
 class page_versions {
@@ -49,11 +66,19 @@ class page_versions {
   gaddr exported_address(node_id home) const;
   gaddr version_address(std::uint64_t index) const;
 
-  // At this node, as the home: after a diff to the page at `page_address`
-  // (one of this node's pages) is applied; then, once per batch, the diff
-  // epoch, returning its value before.
-  void bump_version(std::uintptr_t page_address) const;
-  std::uint64_t bump_diff_epoch() const;
+  // The summary's two words, for reading each whole.
+  gaddr notice_count_address(node_id home) const { return summary_address(home); }
+  gaddr write_epoch_address(node_id home) const { return summary_address(home) + 8; }
+  gaddr reserved_address(node_id home) const;
+  // The ring slot of notice number `n` (layout::notice_capacity slots).
+  gaddr notice_address(node_id home, std::uint64_t n) const;
+
+  // At this node, as the home, by one thread at a time (the caller holds a
+  // lock across a batch): after a diff to the page at `page_address` (one
+  // of this node's pages) is applied, bumps its version and writes its
+  // notice; after the batch, publishes the notices written.
+  void note_change(std::uintptr_t page_address);
+  notice_span publish_notices();
   // At this node, as the home, at every release, after a seq_cst fence
   // (pairs with the fence after a fetcher's exported write: either this
   // sees it, or the fetch sees the home's writes before the release).
@@ -63,6 +88,7 @@ class page_versions {
   const address_space* space_ = nullptr;
   std::uint64_t area_offset_ = 0;        // version area, from a partition's base
   std::uint64_t partition_pages_ = 0;
+  std::uint64_t written_ = 0;  // notices written here, as the home
 };
 
 }  // namespace dstd::rt::coherence

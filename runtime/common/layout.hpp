@@ -53,13 +53,16 @@ constexpr std::uint64_t group_area_begin(std::uint64_t partition_bytes) {
 }
 
 // Page versions (coherence/page_versions.hpp): just below each partition's
-// group area, a header page (the home's epochs) and one 32-bit version per
-// page the home serves: its partition and, at node 0, the static data. Read
-// by other nodes only with one-sided operations, never cached. Offsets are
-// from the partition's base; the heap ends where it begins.
+// group area, a header page (the home's counters), the ring of change
+// notices, and one 32-bit version per page the home serves: its partition
+// and, at node 0, the static data. Read by other nodes only with one-sided
+// operations, never cached. Offsets are from the partition's base; the heap
+// ends where it begins.
+inline constexpr std::uint64_t notice_capacity = 8192;  // 8-byte entries: 64 KiB
 constexpr std::uint64_t version_area_bytes(std::uint64_t partition_bytes) {
   const std::uint64_t words = (partition_bytes + static_region_max) / page_bytes;
-  return page_bytes + (words * 4 + page_bytes - 1) / page_bytes * page_bytes;
+  return page_bytes + notice_capacity * 8 +
+         (words * 4 + page_bytes - 1) / page_bytes * page_bytes;
 }
 constexpr std::uint64_t version_area_begin(std::uint64_t partition_bytes) {
   return group_area_begin(partition_bytes) - version_area_bytes(partition_bytes);

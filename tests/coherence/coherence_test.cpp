@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "runtime/coherence/coherence.hpp"
+#include "runtime/common/layout.hpp"
 #include "tests/support/cluster.hpp"
 #include "tests/support/run_on.hpp"
 
@@ -353,7 +354,7 @@ TEST(Coherence, CountersTrackFaultsFetchesAndDiffs) {
   std::free(pages);
 }
 
-// v2 (DESIGN §4, "Versions"): an acquire keeps the pages no other node
+// v2 (DESIGN §4, "Versions and notices"): an acquire keeps the pages no other node
 // changed, and a node's own diffs do not count as changes. A thread on node
 // 1 that takes a lock in node 0's memory 1000 times, with nobody else
 // writing, read-faults on the counter's page a few times, not at every lock
@@ -385,6 +386,97 @@ TEST(Coherence, ALockTakenInALoopByOneRemoteNodeKeepsItsPagesCached) {
   EXPECT_GE(during.write_faults, 1000u);
   EXPECT_GT(during.pages_kept, 0u);
   delete shared;
+}
+
+// v2's notices (DESIGN §4, "Versions and notices"): memory homed on node 3,
+// which runs nothing meanwhile; node 1 caches 64 of its pages; node 2
+// changes one of them and releases. Node 1's next acquire must show it the
+// new byte and drop that page alone, found through node 3's notices,
+// without walking its cached pages. Node 1 keeps everything else it uses on
+// its own stack (a release by node 0, whose memory holds the test's frame,
+// would rightly make it walk).
+unsigned char* allocate_on(node_id n, std::size_t bytes, int fill) {
+  unsigned char* p = nullptr;
+  dstd::spawn_on(n, [&p, bytes, fill] {
+    p = static_cast<unsigned char*>(std::aligned_alloc(4096, bytes));
+    std::memset(p, fill, bytes);
+  }).join();
+  return p;
+}
+
+struct acquire_outcome {
+  unsigned first_pass_sum = 0;     // every page's first byte, before node 2 wrote
+  unsigned changed_byte = 0;       // the byte node 2 wrote, as node 1 then read it
+  unsigned sum_of_others = 0;      // the first byte of every other page, summed
+  std::uint64_t invalidated = 0;   // counter deltas on node 1 across the acquire
+  std::uint64_t read_faults = 0;
+  std::uint64_t walks = 0;
+};
+
+// On node 1: caches `pages` pages of `area`, lets node 2 write byte `value`
+// at the start of each of the first `changed` pages and release, then
+// (after the join, an acquire) reads page 0's byte and the other pages'.
+acquire_outcome third_node_changes(unsigned char* area, std::size_t pages, std::size_t changed,
+                                   unsigned char value) {
+  acquire_outcome out;
+  dstd::spawn_on(1, [area, pages, changed, value, &out] {
+    // Catch up first: the first acquire after a node first reads from a
+    // home walks (the node has never seen the home's counters), and so
+    // does one after node 3's release at the end of allocate_on.
+    [[maybe_unused]] volatile unsigned char first_touch = area[0];
+    dstd::rt::coherence::acquire();
+    unsigned sum = 0;
+    for (std::size_t p = 0; p < pages; ++p) sum += area[p * 4096];
+    asm volatile("" ::: "memory");
+    const auto before = dstd::rt::coherence::current_counters();
+    dstd::spawn_on(2, [area, changed, value] {
+      for (std::size_t p = 0; p < changed; ++p) area[p * 4096] = value;
+    }).join();
+    const unsigned changed_byte = area[0];
+    unsigned others = 0;
+    for (std::size_t p = 1; p < pages; ++p) others += area[p * 4096];
+    asm volatile("" ::: "memory");
+    const auto after = dstd::rt::coherence::current_counters();
+    acquire_outcome o;
+    o.changed_byte = changed_byte;
+    o.first_pass_sum = sum;
+    o.sum_of_others = others;
+    o.invalidated = after.pages_invalidated - before.pages_invalidated;
+    o.read_faults = after.read_faults - before.read_faults;
+    o.walks = after.acquire_walks - before.acquire_walks;
+    out = o;
+  }).join();
+  return out;
+}
+
+TEST(Coherence, AnAcquireDropsJustThePageAThirdNodeChanged) {
+  if (dstd::node_count() < 4) GTEST_SKIP() << "needs four nodes";
+  constexpr std::size_t pages = 64;
+  unsigned char* area = allocate_on(3, pages * 4096, 1);
+  const acquire_outcome o = third_node_changes(area, pages, 1, 9);
+  EXPECT_EQ(o.first_pass_sum, pages);
+  EXPECT_EQ(o.changed_byte, 9u);
+  EXPECT_EQ(o.sum_of_others, pages - 1);
+  EXPECT_EQ(o.invalidated, 1u) << "dropped more than the page node 2 changed";
+  EXPECT_EQ(o.read_faults, 1u) << "refetched more than the page node 2 changed";
+  EXPECT_EQ(o.walks, 0u) << "walked every cached page instead of reading node 3's notices";
+  std::free(area);
+}
+
+// When more pages changed than a home's notice ring holds, the acquire
+// falls back to comparing the versions of every cached page from that home
+// (DESIGN §4): node 2 changes layout::notice_capacity + 64 pages, node 1
+// caches the first 16 of them and must see every one changed.
+TEST(Coherence, AnAcquireFarBehindAHomesNoticesStillSeesEveryChange) {
+  if (dstd::node_count() < 4) GTEST_SKIP() << "needs four nodes";
+  constexpr std::size_t changed = dstd::rt::layout::notice_capacity + 64;
+  unsigned char* area = allocate_on(3, changed * 4096, 1);
+  const acquire_outcome o = third_node_changes(area, 16, changed, 5);
+  EXPECT_EQ(o.first_pass_sum, 16u);
+  EXPECT_EQ(o.changed_byte, 5u);
+  EXPECT_EQ(o.sum_of_others, 15u * 5) << "a cached page kept its stale byte";
+  EXPECT_GE(o.walks, 1u) << "the acquire did not fall back to comparing versions";
+  std::free(area);
 }
 
 TEST(Coherence, OneNodePaysNothing) {

@@ -71,7 +71,7 @@ TEST(Mutex, ProtectedCounterIsExactAcrossNodes) {
 // Uncontended lock and unlock of a mutex homed on the caller's node are CPU
 // atomics: no message. The lock is an acquire, which on a node that caches
 // other nodes' pages reads each of those homes' summary (one one-sided read
-// per home, DESIGN §4 "Versions"), so at most nodes - 1 one-sided reads per
+// per home, DESIGN §4 "Versions and notices"), so at most nodes - 1 one-sided reads per
 // lock. Homed on another node, they are one-sided atomics, still without a
 // message.
 // What 1000 lock/unlock pairs of an uncontended mutex cost a thread on
