@@ -32,10 +32,14 @@ perf() {
 }
 perf "ib_read_lat 8 B" ib_read_lat -s 8
 perf "ib_read_lat 4096 B" ib_read_lat -s 4096
-perf "ib_write_lat 4096 B (half round trip)" ib_write_lat -s 4096
 perf "ib_atomic_lat FETCH_AND_ADD" ib_atomic_lat -A FETCH_AND_ADD
 perf "ib_atomic_lat CMP_AND_SWAP" ib_atomic_lat -A CMP_AND_SWAP
-perf "ib_send_lat 8 B (half round trip)" ib_send_lat -s 8
-perf "ib_send_lat 4096 B (half round trip)" ib_send_lat -s 4096
+# Messages: SEND into a shared receive queue (what dstd does) against an
+# RDMA write into a ring the receiver polls (the other design issue 17
+# names; ib_write_lat polls the buffer's last byte), at message sizes.
+for size in 8 64 1024 4096 65536; do
+  perf "ib_send_lat $size B (half round trip)" ib_send_lat -s "$size"
+  perf "ib_write_lat $size B (half round trip)" ib_write_lat -s "$size"
+done
 GUEST
 RXE_VM_NO_INSTALL=1 "$here/scripts/rxe-vm.sh" run bash ./rdma_bench_in_guest.sh "$build"
