@@ -420,9 +420,10 @@ acquire_outcome third_node_changes(unsigned char* area, std::size_t pages, std::
                                    unsigned char value) {
   acquire_outcome out;
   dstd::spawn_on(1, [area, pages, changed, value, &out] {
-    // Catch up first: the first acquire after a node first reads from a
-    // home walks (the node has never seen the home's counters), and so
-    // does one after node 3's release at the end of allocate_on.
+    // Catch up first: a node's first acquire after it first reads from a
+    // home compares with counters of 0, and node 3's release at the end of
+    // allocate_on (once an earlier test had some node cache from it)
+    // rightly makes that acquire walk.
     [[maybe_unused]] volatile unsigned char first_touch = area[0];
     dstd::rt::coherence::acquire();
     unsigned sum = 0;

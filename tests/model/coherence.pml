@@ -65,11 +65,21 @@
  *
  * Options (spin -DNAME): program shape
  *   NCS=n, NFS=n             critical sections / own-byte accesses per node
+ *   NCS0=n .. NCS2=n,        the same for one node (default NCS, NFS); 0
+ *   NFS0=n .. NFS2=n         and 0: the node only exits (a release)
  *   FREE_ORDER               a node does its NCS critical sections, NFS
  *                            own-byte accesses and NREL releases in any
  *                            order (default: alternate, own byte first)
+ *   CS_FIRST=n               node n alternates critical section first (so
+ *                            its last own-byte write is flushed by its
+ *                            exit, outside the lock)
  *   NREL=n                   stand-alone releases (release-store, thread
  *                            start, channel send) at any point (default 0)
+ *   NACQ2=n                  node 2 runs n stand-alone acquires (a
+ *                            load-acquire, a channel receive, a join) at
+ *                            any point (default 0): acquires that can run
+ *                            while another node's critical section is being
+ *                            flushed, which a lock's acquire never does
  *   OWN_READS                an own-byte access may be a read (checks P1')
  *   NONDET_VALUES            a write stores 1 or VALS, chosen freely
  *                            (default: a value that differs from the
@@ -97,37 +107,98 @@
  *   BUG_KEEP_TWIN            release leaves the page DIRTY with its old
  *                            twin, so a later flush resends old bytes
  *
- * V2: invalidate only what changed (docs/DESIGN.md s.4, "Versions")
- * ------------------------------------------------------------------
+ * V2: invalidate only what changed (docs/DESIGN.md s.4, "Versions and
+ * notices")
+ * ------------------------------------------------------------------------
  * With -DV2 the model follows the v2 acquire of coherence.cpp and
- * page_versions.cpp:
- *   ver[p]       the home's version of page p, bumped after a diff to p
- *                is applied (on_apply_diffs);
- *   depoch[h]    home h's diff epoch, bumped after every applied batch;
- *                the ack carries its value before the bump and the
- *                page's version after it;
- *   wepoch[h]    home h's write epoch, bumped by every release of home h
- *                once some node has cached from it (exported[h]): the
- *                home's own writes are not tracked page by page;
- *   exported[h]  set by a node (one-sided, waited for) before its first
- *                fetch from h.
- * A node keeps per page the version it fetched (cver) and per home the
- * epochs it last saw (seen_d, seen_w).  A fetch reads the version, then
- * the bytes.  An acquire flushes, then per home reads the write epoch and
- * the diff epoch: write epoch changed -> drop every cached page of the
- * home; only the diff epoch changed -> drop the pages whose version is not
- * the cached one; nothing changed -> keep them all.  An ack whose epoch
- * before is the one the node last saw means only its own diff changed the
- * home since: the node moves seen_d on and takes the new version as its
- * own (asserting it is cver + 1: the invariant "seen_d == depoch implies
- * cver == ver for every cached page").
- * Every shared access of V2 (the mark, a version or an epoch read, the
- * home's bump) is its own step, and so is the fetch.
+ * page_versions.cpp, with the homes' change notices:
+ *   ver[p]        the home's version of page p;
+ *   notices[h]    home h's published notice count (the summary's first
+ *                 word): the notices written up to its last applied batch;
+ *   ring[h*CAP+i] home h's notice ring, CAP slots (-DCAP=n, default 1, so
+ *                 that falling behind and overwriting are reachable):
+ *                 notice number k goes to slot k % CAP and holds the index
+ *                 of the page changed;
+ *   reserved[h]   home h's reserve count;
+ *   written       home h's notices written (home_server's local: written_);
+ *   wepoch[h]     home h's write epoch, bumped by every release of home h
+ *                 once some node has cached from it (exported[h]): the
+ *                 home's own writes are not tracked page by page;
+ *   exported[h]   set by a node (one-sided, waited for) before its first
+ *                 fetch from h.
+ * A diff message of the model is one batch (one page).  The home applies
+ * them one at a time (on_apply_diffs): the bytes, then (note_change)
+ * ver[p]++, reserved = written + 1, ring slot written % CAP = p,
+ * written++; then (publish_notices) notices = written, and the ack carries
+ * {before, after}, the published count before and after the batch.  A
+ * node keeps per page the version it fetched (cver) and per home the
+ * counters it last saw (seen_n, seen_w).  On an ack (note_applied) with
+ * before == seen_n, only its own diff came since: seen_n = after and cver
+ * = cver + 1; otherwise nothing.  The model asserts the invariant that
+ * makes this right ("seen_n == notices implies cver == ver for every
+ * cached page"): the ack also carries, as a ghost, the page's version
+ * after the batch, which must then be cver + 1.
+ * A fetch reads the version, then the bytes.  An acquire flushes, then
+ * (drop_changed_pages) per home it has exported (read_summaries' homes)
+ * reads the summary (write epoch and notice count, one read):
+ *   - write epoch moved: the counters again, whole (read_all_notices'
+ *     read_counter: the notice count, then the write epoch, one step
+ *     each); the page is dropped;
+ *   - else the notice count moved: the count again, whole, is `now';
+ *       now - seen_n > CAP: the version comparison (one read; the page is
+ *       dropped if the home's version is not cver: the first v2 rule);
+ *       else (read_notices) the entries seen_n .. now-1, one read each,
+ *       then the reserve count: reserved - seen_n > CAP (unsigned: an
+ *       entry may have been overwritten while read) means the version
+ *       comparison; else the page is dropped if an entry names it, and
+ *       kept without looking at it if none does;
+ *   - nothing moved: keep;
+ *   then seen_w, seen_n = the counters read.  While nothing is cached from
+ *   the home the model skips the entry, reserve and version reads (they
+ *   decide nothing then; the counters are still read and kept).  The
+ *   runtime reads every home's summary first, all in flight, and goes on
+ *   home by home; the model does one home after the other: what it decides
+ *   for a home depends only on that home's words, read in the runtime's
+ *   order.
+ * Wrong entries.  Each home has one modelled page, so every notice a
+ * modelled diff writes names the one page a node may cache from that
+ * home: read at any time, a slot would name the right page.  In the
+ * runtime a slot that no longer (or not yet) holds notice k holds another
+ * notice, and that names whatever page the home changed then, any of its
+ * pages.  So the model keeps with each slot, as a ghost, the number of the
+ * notice in it (ringno, NONE before the first), and a read of notice k
+ * from a slot that holds another one may return either the slot's page or
+ * OTHER, a page of that home no modelled node caches.  A torn read (the
+ * slot's store in flight) is the same as a read after the store: the
+ * reserve count was raised before either.  Without the reserve check, a
+ * notice overwritten while a node reads it makes the node keep the page it
+ * named, stale, which P1 catches (BUG_V2_NO_RESERVE_CHECK, with CS_FIRST so
+ * that a diff can reach the home outside the lock, during a critical
+ * section's acquire).
+ * Notices of other pages.  With -DNOTHER=n (default 0) home 1 also applies
+ * n diffs, at any time while some node runs, to another of its pages,
+ * written by nodes outside the model and cached by no modelled node: the
+ * reserve, entry (OTHER) and count steps, no bytes, no version.  They move
+ * the count without naming page 1: an acquire then keeps page 1 after
+ * reading the notices (the path the notices are for), an ack shows that
+ * another diff came between, and the entry a node reads can be overwritten
+ * by one of them.
+ * Every shared access of V2 (the mark, a version, the summary, a counter,
+ * an entry or the reserve count read; the home's version bump, reserve
+ * store, entry store, count publication) is its own step, and so is the
+ * fetch; local work joins the step before it, and the ack (a send) the
+ * count's publication.
  * Broken variants (must be caught): BUG_V2_NO_HOME_BUMP (a home's release
  * does not bump its write epoch), BUG_V2_VERSION_AFTER_DATA (a fetch reads
  * the version after the bytes), BUG_V2_TRUST_OWN_DIFF (an ack always moves
- * seen_d on and sets the cached version, even when another node's diff
- * came between).
+ * seen_n on and bumps the cached version, even when another node's diff
+ * came between), BUG_V2_NO_RESERVE_CHECK (the acquire trusts the entries
+ * it read without reading the reserve count; needs a diff outside the
+ * lock: CS_FIRST), BUG_V2_PUBLISH_FIRST (the home publishes the count
+ * after the version and the reserve count but before the entry; needs an
+ * acquire that runs while a critical section's diff is applied: NACQ2),
+ * BUG_V2_NOTICE_BEFORE_DATA (the version, the notice and the count before
+ * the bytes).
  */
 
 /* ---------------------------------------------------------------- bounds */
@@ -143,14 +214,43 @@
 #ifndef VALS
 #define VALS 2          /* written values are 1..VALS; memory starts at 0  */
 #endif
+/* Per node (NCS0=n ... NFS2=n), by default NCS and NFS. */
+#ifndef NCS0
+#define NCS0 NCS
+#endif
+#ifndef NCS1
+#define NCS1 NCS
+#endif
+#ifndef NCS2
+#define NCS2 NCS
+#endif
+#ifndef NFS0
+#define NFS0 NFS
+#endif
+#ifndef NFS1
+#define NFS1 NFS
+#endif
+#ifndef NFS2
+#define NFS2 NFS
+#endif
+#define MY_NCS (n == 0 -> NCS0 : (n == 1 -> NCS1 : NCS2))
+#define MY_NFS (n == 0 -> NFS0 : (n == 1 -> NFS1 : NFS2))
+#ifndef NACQ2
+#define NACQ2 0         /* stand-alone acquires of node 2                  */
+#endif
 
-/* Program order of a node's steps (see FREE_ORDER above). */
+/* Program order of a node's steps (see FREE_ORDER, CS_FIRST above). */
 #ifdef FREE_ORDER
 #define MAY_CS true
 #define MAY_FS true
 #else
-#define MAY_CS (ncs < nfs || nfs == NFS)
-#define MAY_FS (nfs <= ncs || ncs == NCS)
+#ifdef CS_FIRST
+#define CSF (n == CS_FIRST)
+#else
+#define CSF false
+#endif
+#define MAY_CS (ncs < nfs || (CSF && ncs == nfs) || nfs == MY_NFS)
+#define MAY_FS (nfs < ncs || (!CSF && nfs == ncs) || ncs == MY_NCS)
 #endif
 
 #define NN 3            /* nodes                                           */
@@ -179,11 +279,30 @@ bit  lock;              /* the one mutex (test-and-set at its home)        */
  * back to the sender carry the page.  Buffered: a releaser sends its diffs
  * to every home, then waits for all the acks (one batch per release). */
 chan homeq[NP] = [NN] of { byte, byte, byte, byte, byte, byte };
-chan ackq[NN]  = [NP] of { byte, byte, byte };   /* page, depoch before, ver after */
+#ifdef V2
+/* V2's ack: page, notice count before and after the batch, and a ghost
+ * (only for the assertion in flush_wait): the page's version after it. */
+chan ackq[NN]  = [NP] of { byte, byte, byte, byte };
+#else
+chan ackq[NN]  = [NP] of { byte, byte, byte };   /* page, unused, unused */
+#endif
 
 #ifdef V2
+#ifndef CAP
+#define CAP 1           /* notice ring slots per home                      */
+#endif
+#ifndef NOTHER
+#define NOTHER 0        /* diffs to home 1's unmodelled page               */
+#endif
+#define OTHER NP        /* an entry naming a page of the home that no
+                         * modelled node caches (see the header)           */
 byte ver[NP];           /* home: version of page p                          */
-byte depoch[NP];        /* home h (= page h): diff batches applied          */
+byte notices[NP];       /* home h (= page h): notice count published        */
+byte reserved[NP];      /* home h: reserve count                            */
+byte ring[NP*CAP];      /* home h's notices at h*CAP..: page indices        */
+byte ringno[NP*CAP];    /* ghost: the number of the notice in each slot
+                         * (NONE: never written)                           */
+#define NONE 255
 byte wepoch[NP];        /* home h: releases since it was first exported     */
 bit  exported[NP];      /* home h: some node has fetched from it            */
 #define FETCH_SPLIT     /* every fetch is outside atomic blocks            */
@@ -206,10 +325,16 @@ byte inflight;          /* diffs sent and not yet applied                  */
  * use its locals.
  *
  * Step granularity.  Another process can only observe steps that touch
- * shared state: reading or writing master[], the lock, a send to a home,
- * the receipt of an ack.  Each atomic block below has the shape
- *     [ack receipts / lock acquire] [at most one master access: a fetch, or
- *     a home's direct read or write] [sends / lock release]
+ * shared state: reading or writing master[] (with V2 also a home's
+ * versions, counters, ring and exported flag), the lock, a send to a home,
+ * the receipt of an ack.  Ghost variables (last[], inflight, ndone, the
+ * ack's version, ringno[]) are not state of the runtime.  Each atomic
+ * block below has the shape
+ *     [ack receipts / lock acquire] [at most one access to shared memory:
+ *     a fetch, a home's direct read or write, a diff application, with V2
+ *     one read or write of a version, a counter (the summary: one read of
+ *     its two words), a ring entry, an exported flag] [sends / lock
+ *     release]
  * with any purely local steps in between.  By Lipton's reduction
  * (receipts and lock acquires commute to the right, sends and lock
  * releases to the left, local steps both ways) running such a block
@@ -219,7 +344,10 @@ byte inflight;          /* diffs sent and not yet applied                  */
  * there, so a block with flush_waits really runs as the pieces between
  * them, and each piece has the shape above.  Every fetch and every diff
  * application is its own step; with FETCH_BYTEWISE / HOME_APPLY_BYTEWISE
- * every byte of them is.
+ * every byte of them is.  One exception, home_bump (V2): it reads the
+ * exported flag and bumps the write epoch in one step.  The flag only goes
+ * from 0 to 1, so the runtime's bump after reading 1 is the model's step at
+ * the bump, and its skip after reading 0 the model's step at the read.
  */
 
 /* --------------------------------------------------------------- actions */
@@ -376,20 +504,24 @@ inline flush_wait()
 #ifndef BUG_NO_ACK_WAIT
   do
   :: pending > 0 ->
-     ack ? pg, d, x;
-     pending--;
 #ifdef V2
-     if
+     ack ? pg, d, e, x;         /* page, count before, after; ghost version */
+     pending--;
+     if                         /* note_applied */
 #ifndef BUG_V2_TRUST_OWN_DIFF
-     :: d == seen_d[HOME(pg)] ->
-        assert(x == cver[pg] + 1);  /* seen_d == depoch: cver was ver */
+     :: d == seen_n[HOME(pg)] ->
+        assert(x == cver[pg] + 1);  /* seen_n == notices: cver was ver */
 #else
      :: true ->
 #endif
-        seen_d[HOME(pg)] = d + 1;
-        cver[pg] = x
+        seen_n[HOME(pg)] = e;
+        cver[pg] = cver[pg] + 1
      :: else
      fi;
+     e = 0;
+#else
+     ack ? pg, d, x;
+     pending--;
 #endif
      pg = 0; d = 0; x = 0
   :: else -> break
@@ -411,7 +543,7 @@ inline drop(pg)
 #ifdef V2
 /* A home's release (unlock, exit, stand-alone release): once some node
  * caches from it, it bumps its write epoch, since its own writes are not
- * tracked.  Its own step: it reads exported[]. */
+ * tracked.  Its own step: it reads exported[] (see "Step granularity"). */
 inline home_bump()
 {
 #ifndef BUG_V2_NO_HOME_BUMP
@@ -430,33 +562,93 @@ inline home_bump()
 #endif
 }
 
-/* The v2 invalidation: per home, its epochs first, then (only if just the
- * diff epoch changed) the versions of the pages cached from it. */
+/* drop_changed_pages, per home h = HOME(pg) this node has exported (the
+ * homes read_summaries looks at); pg is the one page the node may cache
+ * from h.  What the summary said (how): */
+#define KEEP  0         /* nothing moved: keep                             */
+#define DIFFS 1         /* only the notice count moved: read the notices   */
+#define WALK  2         /* too far behind, or an entry overwritten: compare
+                         * the version (walk_cached_pages, still_current)  */
+#define WROTE 3         /* the write epoch moved: drop                     */
+#define CACHED (st[pg] == READ_ONLY)   /* no DIRTY page after the flush    */
+
 inline invalidate()
 {
   pg = 0;
   do
   :: pg < NP ->
      if
-     :: HOME(pg) != n && st[pg] == READ_ONLY ->
-        atomic {                        /* the home's summary, one read */
+     :: HOME(pg) != n && marked[HOME(pg)] ->
+        atomic {                        /* the summary, one read           */
           w = wepoch[HOME(pg)];
-          d = depoch[HOME(pg)]
-        };
-        atomic {
+          d = notices[HOME(pg)];
           if
-          :: w != seen_w[HOME(pg)] -> drop(pg)
-          :: w == seen_w[HOME(pg)] && d != seen_d[HOME(pg)] ->
-             x = ver[pg];               /* the version, after the summary */
+          :: w != seen_w[HOME(pg)] -> how = WROTE
+          :: w == seen_w[HOME(pg)] && d != seen_n[HOME(pg)] -> how = DIFFS
+          :: else -> how = KEEP
+          fi
+        };
+        if
+        :: how == WROTE ->              /* read_all_notices: the counters */
+           atomic { d = notices[HOME(pg)] };   /* again, whole, one by one */
+           atomic {
+             w = wepoch[HOME(pg)];
+             if :: CACHED -> drop(pg) :: else fi
+           }
+        :: how == DIFFS ->
+           atomic {                     /* the count again, whole: now    */
+             d = notices[HOME(pg)];
              if
-             :: x != cver[pg] -> drop(pg)
+             :: d - seen_n[HOME(pg)] > CAP -> how = WALK   /* ring passed */
              :: else
              fi
-          :: else
-          fi;
-          seen_w[HOME(pg)] = w; seen_d[HOME(pg)] = d; w = 0; d = 0; x = 0
+           };
+           k = seen_n[HOME(pg)];        /* read_notices: seen .. now-1    */
+           do
+           :: how == DIFFS && CACHED && k < d ->
+              atomic {                  /* notice k                       */
+                e = ring[HOME(pg)*CAP + k % CAP];
+                if                      /* the slot holds another notice: */
+                :: ringno[HOME(pg)*CAP + k % CAP] != k -> /* any page     */
+                   if :: skip :: e = OTHER fi
+                :: else
+                fi;
+                if :: e == pg -> hit = 1 :: else fi;
+                k++; e = 0
+              }
+           :: else -> break
+           od;
+#ifndef BUG_V2_NO_RESERVE_CHECK
+           if
+           :: how == DIFFS && CACHED ->
+              atomic {                  /* then the reserve count         */
+                e = reserved[HOME(pg)];
+                if                      /* (unsigned: below seen wraps)   */
+                :: e < seen_n[HOME(pg)] || e - seen_n[HOME(pg)] > CAP ->
+                   how = WALK           /* an entry may be overwritten    */
+                :: else
+                fi;
+                e = 0
+              }
+           :: else
+           fi;
+#endif
+           if
+           :: how == WALK && CACHED ->
+              atomic {                  /* the version, after the summary */
+                x = ver[pg];
+                if :: x != cver[pg] -> drop(pg) :: else fi
+              }
+           :: how == DIFFS && CACHED && hit -> drop(pg)   /* noticed        */
+           :: else
+           fi
+        :: else                         /* KEEP                           */
+        fi;
+        atomic {
+          seen_w[HOME(pg)] = w; seen_n[HOME(pg)] = d;
+          w = 0; d = 0; x = 0; k = 0; how = KEEP; hit = 0
         }
-     :: else                            /* nothing cached: seen_* stay */
+     :: else                            /* never fetched from h           */
      fi;
      pg++
   :: else -> break
@@ -515,9 +707,10 @@ inline acquire()
 /* home_apply_diff: the diff handler of one home.  Writes only the bytes in
  * the mask into the master copy, then acks.  Default: one step, atomic
  * with respect to fetches and to the home's own accesses. */
-proctype home_server(chan in)
+#ifndef V2
+proctype home_server(chan in; byte h)
 {
-  byte s, pg, m, v0, v1, v2, b;
+  byte s, pg, m, v0, v1, v2;
   xr in;                /* only this process receives on its queue */
 end_wait:
   do
@@ -534,27 +727,94 @@ end_wait:
      atomic {
 #endif
        if :: m & 4 -> master[pg*PS+2] = v2 :: else fi;
-#ifdef V2
-     };
-     atomic { ver[pg]++ };            /* the version, after the bytes */
-     atomic {
-       b = depoch[HOME(pg)];            /* then the home's diff epoch */
-       depoch[HOME(pg)]++;
-#else
-       b = 0;
-#endif
        inflight--;
 #ifndef BUG_NO_ACK_WAIT
-#ifdef V2
-       ackq[s] ! pg, b, ver[pg];
-#else
        ackq[s] ! pg, 0, 0;
 #endif
-#endif
-       s = 0; pg = 0; m = 0; v0 = 0; v1 = 0; v2 = 0; b = 0
+       s = 0; pg = 0; m = 0; v0 = 0; v1 = 0; v2 = 0
      }
   od
 }
+#else
+/* V2: on_apply_diffs, one batch (one page pg) at a time: the bytes, then
+ * note_change (the version, the reserve count, the entry: one step each),
+ * then publish_notices (the count) with the reply.  note_notice is
+ * note_change after its version bump (a diff to the other page of home 1,
+ * NOTHER, has no modelled version); with BUG_V2_PUBLISH_FIRST it also
+ * publishes the count, between the reserve count and the entry. */
+inline note_notice(page)
+{
+  atomic { reserved[h] = written + 1 };
+#ifdef BUG_V2_PUBLISH_FIRST
+  atomic { b = notices[h]; notices[h] = written + 1 };   /* before the entry */
+#endif
+  atomic {
+    ring[h*CAP + written % CAP] = page;
+    ringno[h*CAP + written % CAP] = written;     /* ghost */
+    written++
+  }
+}
+
+inline publish_notices()
+{
+#ifndef BUG_V2_PUBLISH_FIRST
+  b = notices[h];
+  notices[h] = written
+#else
+  skip
+#endif
+}
+
+proctype home_server(chan in; byte h)
+{
+  byte s, pg, m, v0, v1, v2, b;
+  byte written;         /* notices written (written_), home-local          */
+  byte nother;          /* diffs to the other page applied (NOTHER)        */
+  xr in;                /* only this process receives on its queue */
+end_wait:
+  do
+  :: atomic {
+       in ? s, pg, m, v0, v1, v2;
+#ifdef BUG_V2_NOTICE_BEFORE_DATA
+       ver[pg]++                        /* the version and the notice ... */
+     };
+     note_notice(pg);
+     atomic { publish_notices() };
+     atomic {                           /* ... before the bytes           */
+#endif
+       if :: m & 1 -> master[pg*PS+0] = v0 :: else fi;
+#ifdef HOME_APPLY_BYTEWISE
+     };
+     atomic {
+#endif
+       if :: m & 2 -> master[pg*PS+1] = v1 :: else fi;
+#ifdef HOME_APPLY_BYTEWISE
+     };
+     atomic {
+#endif
+       if :: m & 4 -> master[pg*PS+2] = v2 :: else fi
+#ifndef BUG_V2_NOTICE_BEFORE_DATA
+     };
+     atomic { ver[pg]++ };              /* the version, after the bytes   */
+     note_notice(pg);
+     atomic {
+       publish_notices();               /* the count, after the entries   */
+#else
+       ;
+#endif
+       inflight--;
+       ackq[s] ! pg, b, written, ver[pg];   /* the reply (ver: ghost)     */
+       s = 0; pg = 0; m = 0; v0 = 0; v1 = 0; v2 = 0; b = 0
+     }
+#if NOTHER > 0
+  :: h == 1 && nother < NOTHER && ndone < NN ->  /* a diff from a node   */
+     nother++;                          /* outside the model, to another  */
+     note_notice(OTHER);                /* page (see the header)          */
+     atomic { publish_notices(); b = 0 }
+#endif
+  od
+}
+#endif
 
 /* One node: its one application thread and its coherence runtime. */
 proctype node(byte n)
@@ -563,14 +823,18 @@ proctype node(byte n)
   byte twin[NB];        /* twins (meaningful while DIRTY)                  */
   byte st[NP];          /* frame state: INVALID / READ_ONLY / DIRTY        */
   byte mine[NB];        /* ghost: last value this node wrote to its bytes  */
-  byte ncs, nfs, nrel;  /* steps done                                     */
+  byte ncs, nfs, nrel, nacq;  /* steps done                               */
   byte i, op, v;        /* current access: byte, read (0) or write (1),
                          * value read or written                           */
   byte pg, m, pending;  /* used by the flush                               */
-  byte w, d, x;         /* an epoch or version read, an ack's fields        */
+  byte w, d, x;         /* a counter or version read, an ack's fields      */
 #ifdef V2
+  byte e, k, how;       /* acquire: an entry or the reserve count read, the
+                         * next notice to read, what the summary said; an
+                         * ack's count after                               */
+  bit  hit;             /* acquire: an entry named the cached page         */
   byte cver[NP];        /* version of each cached page, as fetched          */
-  byte seen_d[NP];      /* per home: the diff epoch last seen               */
+  byte seen_n[NP];      /* per home: the notice count last caught up with   */
   byte seen_w[NP];      /* per home: the write epoch last seen              */
   bit  marked[NP];      /* per home: exported[] set by this node            */
 #endif
@@ -579,7 +843,7 @@ proctype node(byte n)
 
   do
 #ifdef V2
-  :: ncs < NCS && MAY_CS ->             /* a critical section, step by step */
+  :: ncs < MY_NCS && MAY_CS ->          /* a critical section, step by step */
      atomic { lock == 0 -> lock = 1 };
      acquire();
      atomic {
@@ -591,7 +855,7 @@ proctype node(byte n)
      home_bump();                       /* the unlock's release */
      atomic { flush_send(); flush_wait(); lock = 0 }
 #else
-  :: ncs < NCS && MAY_CS ->             /* a critical section:           */
+  :: ncs < MY_NCS && MAY_CS ->          /* a critical section:           */
      atomic {
        lock == 0 -> lock = 1;           /* mutex lock                    */
        acquire();                       /* ... is an acquire             */
@@ -617,7 +881,7 @@ proctype node(byte n)
        lock = 0                         /*   ... then the lock is free   */
      }
 #endif
-  :: nfs < NFS && MAY_FS ->             /* own byte, outside the lock    */
+  :: nfs < MY_NFS && MAY_FS ->          /* own byte, outside the lock    */
      atomic {
        if
        :: n == 0 -> i = 3
@@ -645,6 +909,16 @@ proctype node(byte n)
   :: nrel < NREL ->                     /* release-store, spawn, send    */
      home_bump();
      atomic { flush_send(); flush_wait(); nrel++ }
+#if NACQ2 > 0
+#ifdef V2
+  :: n == 2 && nacq < NACQ2 ->          /* load-acquire, receive, join   */
+     acquire();
+     nacq++
+#else
+  :: n == 2 && nacq < NACQ2 ->
+     atomic { acquire(); nacq++ }
+#endif
+#endif
   :: else -> break
   od;
   home_bump();                          /* thread exit: a release        */
@@ -678,9 +952,19 @@ proctype final_check()
 
 init
 {
+#ifdef V2
+  byte k;
+#endif
   atomic {
-    run home_server(homeq[0]);
-    run home_server(homeq[1]);
+#ifdef V2
+    do                                  /* no notice in any slot yet      */
+    :: k < NP*CAP -> ringno[k] = NONE; k++
+    :: else -> break
+    od;
+    k = 0;
+#endif
+    run home_server(homeq[0], 0);
+    run home_server(homeq[1], 1);
     run node(0);
     run node(1);
     run node(2);
