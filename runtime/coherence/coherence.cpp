@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "runtime/coherence/diff.hpp"
+#include "runtime/coherence/home_apply.hpp"
 #include "runtime/coherence/page_directory.hpp"
 #include "runtime/coherence/page_versions.hpp"
 #include "runtime/coherence/twin_pool.hpp"
@@ -85,7 +86,6 @@ atomic_counters stats;
 std::atomic<bool> enabled{false};
 std::atomic<bool> left_run{false};  // leave_run()
 std::mutex sync_mutex;
-spin_lock applying_diffs;  // on_apply_diffs
 // True while a thread holds sync_mutex to flush or invalidate. Set before it
 // takes the dirty list: a release that finds the list empty may only return
 // at once when no flush is in flight, because the flush another thread has
@@ -142,10 +142,12 @@ void export_from(node_id home) {
 // (page_versions.hpp).
 constexpr handler_decl<any_bytes, notice_span> diffs_for_home{handler_ids::apply_diffs};
 
-// Diffs go home in batches, one message per home per batch. Batches are
-// built while pages are locked and sent only after every page lock is
-// dropped: a sender waiting for ring space must never hold a page lock that
-// a peer's service thread (faulting in a handler) might be waiting for.
+// Diffs go home in batches, one message per home per batch, or applied at
+// the home by this node where one-sided operations are the home's memory
+// (home_apply.hpp). Batches are built while pages are locked and sent
+// only after every page lock is dropped: a sender waiting for ring space
+// (or for a home's apply lock) must never hold a page lock that a peer's
+// service thread (faulting in a handler) might be waiting for.
 class diff_batcher {
  public:
   explicit diff_batcher(node_id nodes) : open_(nodes) {}
@@ -167,13 +169,26 @@ class diff_batcher {
     std::deque<std::vector<std::byte>> replies;
     completion acks;
     for (batch& b : ready_) {
+      if (can_apply_at(versions, b.home)) continue;
       acks.expect();
       current_transport()->post_call(b.home, diffs_for_home.id, b.bytes.data(), b.bytes.size(),
                                      replies.emplace_back(), acks);
     }
     acks.wait();
     // In the order sent: one home applies one node's batches in that order.
-    for (std::size_t i = 0; i < ready_.size(); ++i) note_applied(ready_[i], replies[i]);
+    // Batches for homes this node can write are applied here, now.
+    for (std::size_t i = 0; i < ready_.size(); ++i) {
+      if (can_apply_at(versions, ready_[i].home)) {
+        note_applied(ready_[i], apply_at(versions, ready_[i].home, ready_[i].bytes));
+        continue;
+      }
+      if (replies[i].size() != sizeof(notice_span)) {
+        malformed_reply(diffs_for_home.id, ready_[i].home, replies[i].size(), sizeof(notice_span));
+      }
+      notice_span span;
+      std::memcpy(&span, replies[i].data(), sizeof span);
+      note_applied(ready_[i], span);
+    }
   }
 
  private:
@@ -195,12 +210,7 @@ class diff_batcher {
   // page in the batch is now the home's copy at its cached version + 1 (the
   // home bumped it once), and the notices the batch wrote need not be read.
   // Otherwise nothing moves, and the next acquire reads the notices.
-  static void note_applied(const batch& b, const std::vector<std::byte>& reply) {
-    notice_span span;
-    if (reply.size() != sizeof span) {
-      malformed_reply(diffs_for_home.id, b.home, reply.size(), sizeof span);
-    }
-    std::memcpy(&span, reply.data(), sizeof span);
+  static void note_applied(const batch& b, const notice_span& span) {
     home_summary& seen = homes[b.home].seen;
     if (span.before != seen.notices) return;
     seen.notices = span.after;
@@ -690,11 +700,10 @@ void refuse_on_service_thread(const char* what) {
 // One batch at a time: the notices of a batch are written and published by
 // one thread (page_versions.hpp).
 void on_apply_diffs(message& m) {
-  std::lock_guard<spin_lock> one_batch_at_a_time(applying_diffs);
-  if (!apply_diffs(m.payload(), [](std::uintptr_t p) { versions.note_change(p); })) {
+  notice_span span;
+  if (!apply_here(versions, m.payload(), span)) {
     fatal("a malformed diff batch arrived from node %u", m.from());
   }
-  const notice_span span = versions.publish_notices();
   m.reply(&span, sizeof span);
 }
 

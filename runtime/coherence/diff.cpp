@@ -69,20 +69,19 @@ std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
   return changed;
 }
 
-bool apply_diffs(std::span<const std::byte> batch, void (*applied)(std::uintptr_t page)) {
+bool apply_diffs(std::span<const std::byte> batch, diff_target& to) {
   while (!batch.empty()) {
     std::uint64_t page = 0;
     std::uint16_t runs = 0;
     if (!get(batch, page) || !get(batch, runs)) return false;
-    auto* base = reinterpret_cast<unsigned char*>(page);
     for (std::uint16_t r = 0; r < runs; ++r) {
       std::uint16_t offset = 0, len = 0;
       if (!get(batch, offset) || !get(batch, len)) return false;
       if (std::size_t(offset) + len > layout::page_bytes || batch.size() < len) return false;
-      std::memcpy(base + offset, batch.data(), len);
+      to.write(page + offset, batch.data(), len);
       batch = batch.subspan(len);
     }
-    applied(page);
+    to.page_done(page);
   }
   return true;
 }

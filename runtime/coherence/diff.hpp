@@ -24,9 +24,20 @@ inline constexpr std::size_t max_page_diff_bytes = 8 + 2 + 2048 * 5;
 std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
                         const unsigned char* now, const unsigned char* twin);
 
-// Applies every page diff in `batch` to the pages at their addresses (the
-// home's own memory), calling `applied` with each page's address after its
-// bytes. Returns false if the batch is malformed.
-bool apply_diffs(std::span<const std::byte> batch, void (*applied)(std::uintptr_t page));
+// Where a decoded batch goes: the bytes of each run, then, once a page's
+// runs are written, the page (home_apply.cpp writes them into the home's
+// memory, directly or with one-sided writes).
+class diff_target {
+ public:
+  virtual void write(std::uintptr_t at, const std::byte* bytes, std::size_t len) = 0;
+  virtual void page_done(std::uintptr_t page) = 0;
+
+ protected:
+  ~diff_target() = default;
+};
+
+// Decodes every page diff in `batch` into `to`, in order. Returns false if
+// the batch is malformed (what was decoded before that point is written).
+bool apply_diffs(std::span<const std::byte> batch, diff_target& to);
 
 }  // namespace dstd::rt::coherence

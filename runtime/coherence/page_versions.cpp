@@ -13,6 +13,7 @@ namespace {
 constexpr std::uint64_t summary_at = 0;     // notice count, then write epoch
 constexpr std::uint64_t exported_at = 64;   // its own cache line
 constexpr std::uint64_t reserved_at = 128;  // its own cache line
+constexpr std::uint64_t apply_lock_at = 192;  // its own cache line
 constexpr std::uint64_t notices_at = layout::page_bytes;
 constexpr std::uint64_t versions_at = notices_at + layout::notice_capacity * 8;
 
@@ -29,6 +30,8 @@ void page_versions::init(const address_space& space) {
   partition_pages_ = space.partition_bytes / layout::page_bytes;
 }
 
+node_id page_versions::self() const { return space_->self; }
+
 gaddr page_versions::summary_address(node_id home) const {
   return space_->partition_base(home) + area_offset_ + summary_at;
 }
@@ -39,6 +42,10 @@ gaddr page_versions::exported_address(node_id home) const {
 
 gaddr page_versions::reserved_address(node_id home) const {
   return space_->partition_base(home) + area_offset_ + reserved_at;
+}
+
+gaddr page_versions::apply_lock_address(node_id home) const {
+  return space_->partition_base(home) + area_offset_ + apply_lock_at;
 }
 
 gaddr page_versions::notice_address(node_id home, std::uint64_t n) const {
@@ -56,27 +63,6 @@ gaddr page_versions::version_address(std::uint64_t index) const {
   const std::uint64_t slot =
       index < in_partitions ? index % partition_pages_ : partition_pages_ + (index - in_partitions);
   return space_->partition_base(home) + area_offset_ + versions_at + slot * sizeof(std::uint32_t);
-}
-
-void page_versions::note_change(std::uintptr_t page_address) {
-  const location where = locate(reinterpret_cast<const void*>(page_address));
-  const std::uint64_t index = where.backing_offset / layout::page_bytes;
-  // Release: a reader that sees the new version sees the bytes before it.
-  word_at<std::uint32_t>(version_address(index)).fetch_add(1, std::memory_order_release);
-  word_at<std::uint64_t>(reserved_address(space_->self))
-      .store(written_ + 1, std::memory_order_relaxed);
-  // Release: a reader that sees this entry's old value torn by it also
-  // sees the reserve count that says so.
-  word_at<std::uint64_t>(notice_address(space_->self, written_)).store(index,
-                                                                        std::memory_order_release);
-  ++written_;
-}
-
-notice_span page_versions::publish_notices() {
-  const gaddr count = notice_count_address(space_->self);
-  const notice_span span{word_at<std::uint64_t>(count).load(std::memory_order_relaxed), written_};
-  word_at<std::uint64_t>(count).store(written_, std::memory_order_release);
-  return span;
 }
 
 void page_versions::note_release() const {

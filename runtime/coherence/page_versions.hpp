@@ -3,9 +3,10 @@
 // changed without looking at the others (docs/DESIGN.md §4, "Versions and
 // notices").
 //
-// Why kept at the home: every change a home makes to its pages on behalf of
-// other nodes goes through one place, the handler that applies diffs. For
-// each page it changes it bumps the page's version (after the bytes) and
+// Why kept at the home: every change other nodes make to a home's pages
+// goes through one place, the application of a diff batch there (by the
+// home's diff handler, or by the releaser itself on shm: home_apply.hpp).
+// For each page it changes it bumps the page's version (after the bytes) and
 // writes the page's index into its notice ring; after the batch it
 // publishes the number of notices written so far. A node records the
 // version it read (before the bytes) with each page it caches, and per home
@@ -28,9 +29,13 @@
 // drops every page it cached from that home, as v1 did. (Tracking the
 // home's writes page by page would mean protecting its exported pages.)
 //
+// Who writes versions, notices and counts: whoever applies a diff batch at
+// the home, one batch at a time (runtime/coherence/home_apply.hpp).
+//
 // Layout (layout::version_area_begin, in each partition): a header page —
 // notice count, write epoch (one 16-byte read), and each on its own cache
-// line the exported word and the reserve count — then the notice ring
+// line the exported word, the reserve count and the apply lock — then the
+// notice ring
 // (layout::notice_capacity 8-byte page indices), then one 32-bit version
 // per page the home serves.
 #pragma once
@@ -59,6 +64,7 @@ struct notice_span {
 class page_versions {
  public:
   void init(const address_space& space);
+  node_id self() const;
 
   // Global addresses, the same on every node. `index` names a page as the
   // page directory does (backing offset / page size).
@@ -70,15 +76,11 @@ class page_versions {
   gaddr notice_count_address(node_id home) const { return summary_address(home); }
   gaddr write_epoch_address(node_id home) const { return summary_address(home) + 8; }
   gaddr reserved_address(node_id home) const;
+  // The word whose holder applies a batch at `home` (home_apply.hpp).
+  gaddr apply_lock_address(node_id home) const;
   // The ring slot of notice number `n` (layout::notice_capacity slots).
   gaddr notice_address(node_id home, std::uint64_t n) const;
 
-  // At this node, as the home, by one thread at a time (the caller holds a
-  // lock across a batch): after a diff to the page at `page_address` (one
-  // of this node's pages) is applied, bumps its version and writes its
-  // notice; after the batch, publishes the notices written.
-  void note_change(std::uintptr_t page_address);
-  notice_span publish_notices();
   // At this node, as the home, at every release, after a seq_cst fence
   // (pairs with the fence after a fetcher's exported write: either this
   // sees it, or the fetch sees the home's writes before the release).
@@ -88,7 +90,6 @@ class page_versions {
   const address_space* space_ = nullptr;
   std::uint64_t area_offset_ = 0;        // version area, from a partition's base
   std::uint64_t partition_pages_ = 0;
-  std::uint64_t written_ = 0;  // notices written here, as the home
 };
 
 }  // namespace dstd::rt::coherence

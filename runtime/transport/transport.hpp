@@ -149,6 +149,17 @@ class transport {
                                  std::uint64_t* old, completion& c) = 0;
   virtual void post_fetch_add(gaddr target, std::uint64_t add, std::uint64_t* old,
                               completion& c) = 0;
+  // The target's memory at `a` (len bytes, inside one node's memory) as
+  // this process loads and stores it, where one-sided operations are just
+  // that and finish as they are posted (shm without its delay); nullptr
+  // otherwise. CPU atomics on it are atomic with the home's. A series of
+  // accesses then costs less than one message round trip, so a release
+  // applies its diffs at the home itself (coherence/home_apply.hpp).
+  virtual std::byte* direct(gaddr a, std::size_t len) const {
+    (void)a;
+    (void)len;
+    return nullptr;
+  }
 
   // --- two-sided -----------------------------------------------------------
   // Fire and forget.

@@ -20,6 +20,7 @@
 
 #include "runtime/coherence/coherence.hpp"
 #include "runtime/common/layout.hpp"
+#include "runtime/transport/transport.hpp"
 #include "tests/support/cluster.hpp"
 #include "tests/support/run_on.hpp"
 
@@ -386,6 +387,36 @@ TEST(Coherence, ALockTakenInALoopByOneRemoteNodeKeepsItsPagesCached) {
   EXPECT_GE(during.write_faults, 1000u);
   EXPECT_GT(during.pages_kept, 0u);
   delete shared;
+}
+
+// Issue 18 item 1: where the transport gives direct access to a home's
+// memory (shm without its delay), a release applies its diffs at the home
+// itself, sending no message; elsewhere (ucx, verbs, delayed shm) the diffs
+// go as a message. Either way the home then has the bytes.
+TEST(Coherence, AReleaseOnShmAppliesItsDiffsWithoutAMessage) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  auto* page = static_cast<unsigned char*>(std::aligned_alloc(4096, 4096));
+  std::memset(page, 0, 4096);
+  const bool direct = dstd::rt::current_transport()->direct(
+                          reinterpret_cast<std::uintptr_t>(page), 4096) != nullptr;
+  std::uint64_t messages = 0;
+  dstd::spawn_on(1, [page, &messages] {
+    page[10] = 1;  // a read fault, then a write fault
+    page[11] = 2;
+    page[4000] = 3;
+    const dstd::node_stats before = dstd::stats();
+    dstd::rt::coherence::release();
+    messages = dstd::stats().messages_sent - before.messages_sent;
+  }).join();
+  if (direct) {
+    EXPECT_EQ(messages, 0u) << "the release sent its diffs as a message";
+  } else {
+    EXPECT_GE(messages, 1u);
+  }
+  EXPECT_EQ(page[10], 1);
+  EXPECT_EQ(page[11], 2);
+  EXPECT_EQ(page[4000], 3);
+  std::free(page);
 }
 
 // v2's notices (DESIGN §4, "Versions and notices"): memory homed on node 3,

@@ -126,10 +126,12 @@
  *                 home's own writes are not tracked page by page;
  *   exported[h]   set by a node (one-sided, waited for) before its first
  *                 fetch from h.
- * A diff message of the model is one batch (one page).  The home applies
- * them one at a time (on_apply_diffs): the bytes, then (note_change)
- * ver[p]++, reserved = written + 1, ring slot written % CAP = p,
- * written++; then (publish_notices) notices = written, and the ack carries
+ * A diff message of the model is one batch (one page).  Batches apply one
+ * at a time (home_apply.cpp, under the home's apply lock; by the home's
+ * diff handler, or on shm by the releaser between its send and its wait):
+ * the bytes, then (page_done) ver[p]++, reserved = written + 1, ring slot
+ * written % CAP = p, written++; then (finish) notices = written, and the
+ * ack carries
  * {before, after}, the published count before and after the batch.  A
  * node keeps per page the version it fetched (cver) and per home the
  * counters it last saw (seen_n, seen_w).  On an ack (note_applied) with
@@ -736,7 +738,9 @@ end_wait:
   od
 }
 #else
-/* V2: on_apply_diffs, one batch (one page pg) at a time: the bytes, then
+/* V2: home_apply.cpp's batch_applier (the home's diff handler, or on shm
+ * the releaser itself, under the home's apply lock: either way this
+ * process's steps), one batch (one page pg) at a time: the bytes, then
  * note_change (the version, the reserve count, the entry: one step each),
  * then publish_notices (the count) with the reply.  note_notice is
  * note_change after its version bump (a diff to the other page of home 1,

@@ -1,0 +1,44 @@
+// Applying a release's diff batch at the pages' home: the bytes, then per
+// page its version and its notice, then the home's notice count
+// (page_versions.hpp says what each is for).
+//
+// Who applies. Over a network the home's service thread does, when the
+// batch arrives as a message (coherence.cpp's diff handler). Where the
+// transport gives direct access to the home's memory (shm without its
+// delay: transport::direct), the releasing node applies its batch itself,
+// with the same loads and stores, and waits for nothing else: no message,
+// no hop through two service threads (issue 18 item 1). Over ucx and verbs
+// the same steps as one-sided operations would be a dozen dependent round
+// trips where one message does, so those keep the message.
+//
+// One batch at a time per home, whoever applies it: the apply lock, a word
+// in the home's version area, taken with compare-and-swap (a CPU atomic,
+// at the home and through the direct view alike). Under it the versions,
+// the reserve count, the ring and the count change only by the holder, so
+// plain reads and ordered writes suffice; the number of notices written so far is the reserve count, which
+// equals it whenever the lock is free. The order of the steps is the one
+// tests/model/coherence.pml checks (its home_server): a releaser that
+// applies its own batch runs those steps at a point the model already
+// allows (between its send and its wait for the reply).
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+#include "runtime/coherence/page_versions.hpp"
+
+namespace dstd::rt::coherence {
+
+// At this node, as the batch's home (the diff handler). False if the batch
+// is malformed.
+bool apply_here(const page_versions& v, std::span<const std::byte> batch, notice_span& span);
+
+// Whether this node can apply batches at `home` itself: the transport
+// gives direct access to its memory.
+bool can_apply_at(const page_versions& v, node_id home);
+
+// From another node, when can_apply_at(home). The batch is this node's
+// own, so well formed.
+notice_span apply_at(const page_versions& v, node_id home, std::span<const std::byte> batch);
+
+}  // namespace dstd::rt::coherence
