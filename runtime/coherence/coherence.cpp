@@ -40,6 +40,7 @@
 #include "runtime/coherence/home_apply.hpp"
 #include "runtime/coherence/page_directory.hpp"
 #include "runtime/coherence/page_versions.hpp"
+#include "runtime/coherence/readahead.hpp"
 #include "runtime/coherence/twin_pool.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/clock.hpp"
@@ -71,6 +72,7 @@ struct atomic_counters {
 
 page_directory directory;
 page_versions versions;
+readahead streams;
 // What this node knows of each home it caches from (page_versions.hpp).
 struct home_view {
   // This node has set the home's exported word (before its first fetch).
@@ -344,8 +346,11 @@ void list_and_fetch(const std::uint64_t* sorted, std::uint64_t n) {
 constexpr std::uint64_t group_pages = layout::group_bytes / page;
 
 // A fault's fetch of the page at `a` (locked by the caller, invalid): the
-// page alone, or, in a tbox group (layout.hpp), the whole group's invalid
-// pages that no one else holds, with one read.
+// page alone, or with the pages after it when it continues a sequential
+// stream (readahead.hpp), or, in a tbox group (layout.hpp), the whole
+// group's invalid pages; in each case only pages no one else holds, taken
+// in index order with try-locks (never a wait while holding a page lock),
+// with one read per run.
 void fetch_for_fault(std::uint64_t index, std::uintptr_t a) {
   if (space->in_static_region(a)) {
     directory.list_cached(index);  // as in list_and_fetch
@@ -358,7 +363,12 @@ void fetch_for_fault(std::uint64_t index, std::uintptr_t a) {
   }
   const std::uintptr_t group = space->group_begin(a);
   if (group == 0) {
-    list_and_fetch(&index, 1);
+    std::uint64_t pages[1 + readahead::max_pages];
+    pages[0] = index;
+    const std::uint64_t ahead = streams.after_fault(index);
+    const std::uint64_t n = 1 + lock_invalid_pages(a + page, a + (1 + ahead) * page, pages + 1);
+    list_and_fetch(pages, n);
+    for (std::uint64_t i = 1; i < n; ++i) directory.unlock(pages[i], page_state::read_only);
     return;
   }
   std::uint64_t pages[group_pages];
@@ -810,6 +820,8 @@ bool handle_fault(void* address, bool write) noexcept {
   trace::span(trace::kind::fault, start, a, where.home, write ? 1 : 0);
   return true;
 }
+
+void forget_readahead_streams() noexcept { streams.forget(); }
 
 void prefetch(const void* p, std::size_t len) noexcept {
   if (!enabled.load(std::memory_order_acquire) || len == 0 || current_transport() == nullptr ||

@@ -72,4 +72,9 @@ struct counters {
 };
 counters current_counters() noexcept;
 
+// For tests that count fetches exactly: forgets this node's readahead
+// streams (readahead.hpp), so no fault continues one until new ones form
+// (a page a fault in an earlier test fetched may precede the test's own).
+void forget_readahead_streams() noexcept;
+
 }  // namespace dstd::rt::coherence

@@ -227,6 +227,7 @@ struct fault_setup {
 void concurrent_fault_worker(const worker_context& ctx) {
   const auto setup = value_of<fault_setup>(ctx.arg);
   if (ctx.node == 0) return;
+  dstd::rt::coherence::forget_readahead_streams();  // one page, one fetch
   constexpr int threads = 4;
   std::atomic<int> ready{0};
   std::atomic<std::uint64_t> sum{0};
@@ -322,9 +323,14 @@ struct counter_setup {
 void counting_worker(const worker_context& ctx) {
   const auto setup = value_of<counter_setup>(ctx.arg);
   if (ctx.node != 1) return;
+  dstd::rt::coherence::forget_readahead_streams();  // exact counts
   const dstd::node_stats before = dstd::stats();
   unsigned sum = 0;
-  for (int p = 0; p < 16; ++p) sum += setup.pages[p * 4096 + 5];
+  // Last page first: no fault continues a sequential stream, so no
+  // readahead (its own test below), and each page is one fault.
+  // (Volatile: in this order, not as the compiler might unroll it.)
+  const volatile unsigned char* in_order = setup.pages;
+  for (int p = 15; p >= 0; --p) sum += in_order[p * 4096 + 5];
   asm volatile("" ::: "memory");  // all reads first: the stores must not move up
   setup.pages[3 * 4096 + 7] = static_cast<unsigned char>(sum);
   setup.pages[3 * 4096 + 8] = 1;
@@ -353,6 +359,56 @@ TEST(Coherence, CountersTrackFaultsFetchesAndDiffs) {
   EXPECT_EQ(pages[3 * 4096 + 7], 32);
   delete deltas;
   std::free(pages);
+}
+
+// Readahead (issue 18 item 3, coherence/readahead.hpp): node 1 reads 1024
+// pages of node 0's memory first to last, then another 1024 last to first.
+// The forward scan continues a stream at nearly every fault and fetches up
+// to 32 pages per fault; the backward one continues none and fetches only
+// what it touches. Both read the right bytes.
+struct scan_counts {
+  std::uint64_t read_faults = 0, pages_fetched = 0;
+  unsigned long sum = 0;
+};
+
+scan_counts scan_on_node_1(const unsigned char* area, std::size_t pages, bool forward) {
+  scan_counts out;
+  dstd::spawn_on(1, [&out, area, pages, forward] {
+    dstd::rt::coherence::forget_readahead_streams();  // exact counts
+    const dstd::node_stats before = dstd::stats();
+    unsigned long sum = 0;
+    const volatile unsigned char* in_order = area;
+    for (std::size_t i = 0; i < pages; ++i) sum += in_order[(forward ? i : pages - 1 - i) * 4096 + 9];
+    asm volatile("" ::: "memory");
+    const dstd::node_stats after = dstd::stats();
+    out = {after.read_faults - before.read_faults, after.pages_fetched - before.pages_fetched,
+           sum};
+  }).join();
+  return out;
+}
+
+TEST(Coherence, ASequentialScanFetchesAheadAndABackwardOneDoesNot) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  constexpr std::size_t pages = 1024;
+  // Two areas 64 pages apart, so what the forward scan reads ahead is not
+  // part of the backward one.
+  constexpr std::size_t back_from = pages + 64, total = back_from + pages;
+  auto* area = static_cast<unsigned char*>(std::aligned_alloc(4096, total * 4096));
+  for (std::size_t p = 0; p < total; ++p) std::memset(area + p * 4096, int(p % 7), 4096);
+  unsigned long expected = 0;
+  for (std::size_t p = 0; p < pages; ++p) expected += p % 7;
+  const scan_counts fwd = scan_on_node_1(area, pages, true);
+  EXPECT_EQ(fwd.sum, expected);
+  EXPECT_LE(fwd.read_faults, pages / 16) << "the forward scan faulted on most pages";
+  EXPECT_GE(fwd.pages_fetched, pages);
+  EXPECT_LE(fwd.pages_fetched, pages + 32) << "read ahead more than one window past the scan";
+  unsigned long expected_back = 0;
+  for (std::size_t p = back_from; p < total; ++p) expected_back += p % 7;
+  const scan_counts back = scan_on_node_1(area + back_from * 4096, pages, false);
+  EXPECT_EQ(back.sum, expected_back);
+  EXPECT_EQ(back.read_faults, pages);
+  EXPECT_EQ(back.pages_fetched, pages) << "fetched pages the backward scan never touched";
+  std::free(area);
 }
 
 // v2 (DESIGN §4, "Versions and notices"): an acquire keeps the pages no other node

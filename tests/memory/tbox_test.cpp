@@ -153,10 +153,15 @@ TEST(TboxAcrossNodes, AListWalkedFromAnotherNodeIsFetchedInGroups) {
               static_cast<unsigned long long>(u.fetches));
   if (dstd::node_count() > 1) {
     const std::uint64_t list_pages = n * sizeof(list_node<dstd::tbox>) / 4096;
-    EXPECT_GE(u.fetches, list_pages / 2) << "the unique_ptr list is fetched about a page at a time";
+    // The tbox list comes a 64 KiB group (16 pages) per fetch. The
+    // unique_ptr list, allocated in the order it is walked, comes through
+    // readahead (up to 32 pages a fetch once the walk is under way; a page
+    // a fetch before readahead).
     EXPECT_GE(b.pages, list_pages) << "every page of the tbox list was fetched";
-    EXPECT_LE(b.fetches * 4, u.fetches) << "tbox: " << b.fetches << " fetches for " << b.pages
-                                        << " pages; unique_ptr: " << u.fetches;
+    EXPECT_LE(b.fetches * 8, list_pages) << "tbox: " << b.fetches << " fetches for " << b.pages
+                                         << " pages";
+    EXPECT_LE(u.fetches * 4, list_pages) << "unique_ptr: " << u.fetches << " fetches for about "
+                                         << list_pages << " pages";
   } else {
     EXPECT_EQ(b.fetches + u.fetches, 0u);
   }
