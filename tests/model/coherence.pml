@@ -741,9 +741,9 @@ end_wait:
 /* V2: home_apply.cpp's batch_applier (the home's diff handler, or on shm
  * the releaser itself, under the home's apply lock: either way this
  * process's steps), one batch (one page pg) at a time: the bytes, then
- * note_change (the version, the reserve count, the entry: one step each),
- * then publish_notices (the count) with the reply.  note_notice is
- * note_change after its version bump (a diff to the other page of home 1,
+ * page_done (the version, the reserve count, the entry: one step each),
+ * then finish (the count; publish_notices here) with the reply.
+ * note_notice is page_done after its version bump (a diff to the other page of home 1,
  * NOTHER, has no modelled version); with BUG_V2_PUBLISH_FIRST it also
  * publishes the count, between the reserve count and the entry. */
 inline note_notice(page)
