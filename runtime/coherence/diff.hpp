@@ -5,8 +5,14 @@
 // bytes of one word at once, and each node's diff must carry only its own
 // bytes so that both survive at the home.
 //
-// Encoding of one page's diff: u64 page address, u16 run count, then per
-// run u16 offset, u16 length, the bytes. A message carries several pages.
+// Encoding of one page's diff: u64 page address, u16 count, then one of
+// two forms, whichever is smaller:
+//  - runs (count < 0x8000 runs): per run u16 offset, u16 length, the bytes;
+//  - masked (count = 0x8000 | words): u16 first word, then per 8-byte word
+//    of the span a mask byte (bit k: byte k changed) and the changed bytes.
+//    Words whose low bytes change (counters, small integers) would take a
+//    run each; here they take a byte of mask.
+// A message carries several pages.
 #pragma once
 
 #include <cstddef>
@@ -16,20 +22,22 @@
 
 namespace dstd::rt::coherence {
 
-// The largest encoding one page's diff can take (every other byte changed).
-inline constexpr std::size_t max_page_diff_bytes = 8 + 2 + 2048 * 5;
+// The largest encoding one page's diff can take: the masked form with every
+// byte changed (the form chosen is never larger than that).
+inline constexpr std::size_t max_page_diff_bytes = 8 + 2 + 2 + 512 * 9;
 
 // Appends the diff of `now` against `twin` for the page at `page`; returns
 // the number of changed bytes (0: nothing appended).
 std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
                         const unsigned char* now, const unsigned char* twin);
 
-// Where a decoded batch goes: the bytes of each run, then, once a page's
-// runs are written, the page (home_apply.cpp writes them into the home's
-// memory, directly or with one-sided writes).
+// Where a decoded batch goes: the home's bytes of each page, which the
+// decoder stores into (byte-exact: only changed bytes), then, once they are
+// written, the page (home_apply.cpp: the home's memory, at the home or
+// through the transport's direct view of it).
 class diff_target {
  public:
-  virtual void write(std::uintptr_t at, const std::byte* bytes, std::size_t len) = 0;
+  virtual std::byte* bytes_of(std::uintptr_t page) = 0;
   virtual void page_done(std::uintptr_t page) = 0;
 
  protected:

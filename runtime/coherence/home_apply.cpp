@@ -49,8 +49,8 @@ class batch_applier final : public diff_target {
   batch_applier(const batch_applier&) = delete;
   batch_applier& operator=(const batch_applier&) = delete;
 
-  void write(std::uintptr_t at, const std::byte* bytes, std::size_t len) override {
-    std::memcpy(home_.bytes(at, len), bytes, len);
+  std::byte* bytes_of(std::uintptr_t page) override {
+    return home_.bytes(page, layout::page_bytes);
   }
 
   void page_done(std::uintptr_t page) override {
