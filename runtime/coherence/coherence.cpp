@@ -72,7 +72,8 @@ struct atomic_counters {
 
 page_directory directory;
 page_versions versions;
-readahead streams;
+readahead streams;        // read faults: pages fetched ahead
+readahead write_streams;  // write faults: pages made writable ahead
 // What this node knows of each home it caches from (page_versions.hpp).
 struct home_view {
   // This node has set the home's exported word (before its first fetch).
@@ -380,6 +381,48 @@ void fetch_for_fault(std::uint64_t index, std::uintptr_t a) {
   for (std::uint64_t i = 0; i < n; ++i) {
     if (pages[i] != index) directory.unlock(pages[i], page_state::read_only);
   }
+}
+
+// Twins a locked read-only page and lists it dirty: before it is made
+// writable (issue 10: once it is, another worker may write the page
+// without a fault and then release; that release must find the page on the
+// dirty list, and wait for its lock, or it returns with the write still
+// here). The caller fences after the pushes, then unprotects.
+void twin_and_list_dirty(std::uint64_t index) {
+  const std::uint32_t slot = twins.take();
+  std::memcpy(twins.bytes(slot), alias_of(index), page);
+  directory.set_twin(index, slot);
+  directory.dirty.push(index);
+}
+
+// Write-ahead: a write fault that continues a sequential stream of write
+// faults (readahead.hpp's table, a second one for writes) makes the next
+// pages writable with the faulting one, so a thread filling a remote buffer
+// takes a fault per window instead of per page. The pages after `a` that
+// no one holds and that are read-only, or invalid (fetched first, as
+// readahead fetches them): locked, twinned, listed dirty and appended to
+// `out` (room for readahead::max_pages), in address order; stops at the
+// first page it cannot take. A page twinned ahead but never written has an
+// empty diff at the release: nothing goes home for it.
+std::uint64_t take_writable_ahead(std::uint64_t index, std::uintptr_t a, std::uint64_t* out) {
+  const std::uint64_t ahead = write_streams.after_fault(index);
+  std::uint64_t n = 0, invalid[readahead::max_pages], fetching = 0;
+  for (std::uintptr_t p = a + page; p < a + (1 + ahead) * page; p += page) {
+    const location where = locate(reinterpret_cast<const void*>(p));
+    if (where.here || !where.global || space->in_static_region(p)) break;
+    const std::uint64_t i = where.backing_offset / page;
+    if (directory.try_lock_in(i, page_state::read_only)) {
+      out[n++] = i;
+    } else if (directory.try_lock_in(i, page_state::invalid)) {
+      out[n++] = i;
+      invalid[fetching++] = i;
+    } else {
+      break;
+    }
+  }
+  if (fetching != 0) list_and_fetch(invalid, fetching);
+  for (std::uint64_t k = 0; k < n; ++k) twin_and_list_dirty(out[k]);
+  return n;
 }
 
 // Takes up to a chunk of `list`, sorted, and locks each page; keeps (in
@@ -800,17 +843,14 @@ bool handle_fault(void* address, bool write) noexcept {
     st = page_state::read_only;
   }
   if (write && st == page_state::read_only) {
-    const std::uint32_t slot = twins.take();
-    std::memcpy(twins.bytes(slot), alias_of(index), page);
-    directory.set_twin(index, slot);
-    // Listed before it is writable (issue 10): once it is, another worker
-    // may write the page without a fault and then release; that release
-    // must find the page on the dirty list (and wait for its lock), or it
-    // returns with the write still here.
-    directory.dirty.push(index);
+    std::uint64_t pages[1 + readahead::max_pages];
+    pages[0] = index;
+    twin_and_list_dirty(index);
+    const std::uint64_t n = 1 + take_writable_ahead(index, a, pages + 1);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     chaos::point();
-    protect(a, PROT_READ | PROT_WRITE);
+    protect_runs(pages, n, PROT_READ | PROT_WRITE);
+    for (std::uint64_t i = 1; i < n; ++i) directory.unlock(pages[i], page_state::dirty);
     st = page_state::dirty;
   }
   chaos::point();
@@ -821,7 +861,10 @@ bool handle_fault(void* address, bool write) noexcept {
   return true;
 }
 
-void forget_readahead_streams() noexcept { streams.forget(); }
+void forget_readahead_streams() noexcept {
+  streams.forget();
+  write_streams.forget();
+}
 
 void prefetch(const void* p, std::size_t len) noexcept {
   if (!enabled.load(std::memory_order_acquire) || len == 0 || current_transport() == nullptr ||

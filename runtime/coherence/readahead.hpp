@@ -10,6 +10,10 @@
 // before. A few streams per node at once, for scans by several threads; a
 // fault that continues none replaces the oldest.
 //
+// The same table, a second instance, drives write-ahead: a write fault
+// that continues a stream of write faults makes the next pages writable
+// with it (coherence.cpp, take_writable_ahead).
+//
 // Racy on purpose, and safe in a signal handler: the table only says how
 // much to try; each page is still try-locked, listed and fetched at most
 // once by the fault path (coherence.cpp). Relaxed atomics, no locks.

@@ -411,6 +411,56 @@ TEST(Coherence, ASequentialScanFetchesAheadAndABackwardOneDoesNot) {
   std::free(area);
 }
 
+// Write-ahead: a thread writing another node's pages in order takes a write
+// fault per window, not per page, and a backward one still one per page.
+// Every write reaches the home. A page made writable ahead but never
+// written sends nothing home: the home's own write to it, made after node 1
+// twinned it and before node 1 released, survives that release.
+TEST(Coherence, ASequentialWriteMakesPagesWritableAheadAndSendsOnlyWhatItWrote) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  constexpr std::size_t pages = 512, gap = 64, total = 2 * pages + gap;
+  auto* area = static_cast<unsigned char*>(std::aligned_alloc(4096, total * 4096));
+  std::memset(area, 0, total * 4096);
+  struct steps {
+    dstd::atomic<int> written{0}, home_wrote{0};
+    dstd::mutex m;
+  };
+  auto* s = new steps;
+  std::uint64_t forward_faults = 0, backward_faults = 0;
+  dstd::thread writer = dstd::spawn_on(1, [&, area, s] {
+    dstd::rt::coherence::forget_readahead_streams();  // exact counts
+    dstd::node_stats before = dstd::stats();
+    volatile unsigned char* in_order = area;
+    for (std::size_t p = 0; p < pages; ++p) in_order[p * 4096 + 5] = 1;
+    asm volatile("" ::: "memory");
+    forward_faults = dstd::stats().write_faults - before.write_faults;
+    // Relaxed: no release yet, so the pages past the last one written are
+    // still twinned here when node 0 writes them.
+    s->written.store(1, dstd::memory_order_relaxed);
+    while (s->home_wrote.load(dstd::memory_order_relaxed) == 0) dstd::this_thread::yield();
+    s->m.lock();  // a release (and an acquire)
+    s->m.unlock();
+    dstd::rt::coherence::forget_readahead_streams();
+    before = dstd::stats();
+    for (std::size_t p = total; p-- > pages + gap;) in_order[p * 4096 + 5] = 2;
+    asm volatile("" ::: "memory");
+    backward_faults = dstd::stats().write_faults - before.write_faults;
+  });
+  while (s->written.load(dstd::memory_order_relaxed) == 0) dstd::this_thread::yield();
+  for (std::size_t p = pages; p < pages + gap; ++p) area[p * 4096 + 7] = 3;  // the home's own
+  s->home_wrote.store(1, dstd::memory_order_relaxed);
+  writer.join();
+  EXPECT_LE(forward_faults, pages / 16) << "the forward writes faulted on most pages";
+  EXPECT_EQ(backward_faults, pages);
+  for (std::size_t p = 0; p < total; ++p) {
+    const bool by_node_1 = p < pages || p >= pages + gap;
+    ASSERT_EQ(area[p * 4096 + 5], p < pages ? 1 : by_node_1 ? 2 : 0) << "page " << p;
+    ASSERT_EQ(area[p * 4096 + 7], by_node_1 ? 0 : 3) << "page " << p << ": the home's write was lost";
+  }
+  delete s;
+  std::free(area);
+}
+
 // v2 (DESIGN §4, "Versions and notices"): an acquire keeps the pages no other node
 // changed, and a node's own diffs do not count as changes. A thread on node
 // 1 that takes a lock in node 0's memory 1000 times, with nobody else
