@@ -69,8 +69,11 @@ class counting_semaphore {
  private:
   static std::uint64_t count(std::uint64_t w) noexcept { return w & ~gate::mask; }
 
-  // A unit: at once, or with the gate, waiting for a release.
-  bool take(const deadline* until) {
+  // A unit: at once, or with the gate, waiting for a release. Hidden: too
+  // big to be inlined always, and libdstd (dstd/interpose/semaphore.cpp)
+  // must not export a member of a type compat/ gives a std name
+  // (tests/abi/exported_signatures_test.sh).
+  [[gnu::visibility("hidden")]] bool take(const deadline* until) {
     if (try_acquire()) return true;
     if (!gate::take(word_, 0, until)) return false;
     std::uint64_t w = word_.load(memory_order_relaxed);
