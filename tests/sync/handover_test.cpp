@@ -129,6 +129,33 @@ TEST(Handover, SemaphoreAcquirerIsNotStarvedByALoopingNode) {
             dstd::rt::home_mutex::max_passes);
 }
 
+// A timed waiter that gives up leaves the gate as it found it: out of the
+// line, or the gate given back (bits/shared_mutex.hpp, bits/semaphore.hpp),
+// so the next taker gets in with its one compare-and-swap.
+TEST(Handover, TimedWaitersThatGiveUpLeaveNothingBehind) {
+  using namespace std::chrono_literals;
+  auto m = make_on<dstd::shared_timed_mutex>(0);
+  auto s = make_on<dstd::binary_semaphore>(0, 0);
+  m->lock_shared();  // a timed writer takes the gate, then waits for this reader
+  start_on(1, [&] { EXPECT_FALSE(m->try_lock_for(20ms)); }).join();
+  EXPECT_TRUE(m->try_lock_shared());
+  m->unlock_shared();
+  m->unlock_shared();
+  m->lock();  // a timed writer and a timed reader wait in the gate's line
+  start_on(1, [&] {
+    EXPECT_FALSE(m->try_lock_for(20ms));
+    EXPECT_FALSE(m->try_lock_shared_for(20ms));
+  }).join();
+  m->unlock();
+  EXPECT_TRUE(m->try_lock());  // the word is 0 again
+  m->unlock();
+  // A timed acquirer takes the semaphore's gate, then waits for a release.
+  start_on(1, [&] { EXPECT_FALSE(s->try_acquire_for(20ms)); }).join();
+  EXPECT_FALSE(gate_taken(s.get())());
+  s->release();
+  EXPECT_TRUE(s->try_acquire());
+}
+
 // A notified waiter wakes first (the variable's wake is oldest first, at
 // its home) and then relocks through the mutex's line: node 0, notifying
 // and re-taking the mutex in a loop, passes it over a bounded number of
