@@ -1,6 +1,6 @@
-// How a dstd::mutex shared between nodes behaves when they contend: the
-// kernels behind issue 18's lock targets (docs/BENCHMARKS.md, "Locks
-// between nodes").
+// How a dstd::mutex (and a shared_mutex or a semaphore used as a lock)
+// shared between nodes behaves when they contend: the kernels behind issue
+// 18's lock targets (docs/BENCHMARKS.md, "Locks between nodes").
 //
 // Why a benchmark of its own: sync_bench's contended row says what an
 // increment costs, not who gets the lock. A lock that a node re-takes as
@@ -22,6 +22,10 @@
 //                        the last one, HANDOFFS turns in all; time per
 //                        turn, and how many acquisitions found it was not
 //                        their turn
+//   alternate, shared_mutex  the same with the exclusive lock of a
+//                        dstd::shared_mutex
+//   alternate, semaphore the same with a dstd::binary_semaphore (acquire,
+//                        release)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -38,6 +42,8 @@ struct guarded {
   dstd::atomic<std::uint32_t> ready{0};  // threads running
   std::uint32_t threads = 0;              // in the kernel
   dstd::mutex m;
+  dstd::shared_mutex sm;
+  dstd::binary_semaphore sem{1};
   std::uint64_t count = 0;
   std::uint32_t last_node = ~0u;
   std::uint64_t node_changes = 0;  // increments made on another node than the one before
@@ -68,13 +74,28 @@ void increment(guarded* g, std::uint64_t total) {
   }
 }
 
+// How a kernel takes and gives the lock it measures.
+struct with_mutex {
+  static void take(guarded* g) { g->m.lock(); }
+  static void give(guarded* g) { g->m.unlock(); }
+};
+struct with_shared_mutex {
+  static void take(guarded* g) { g->sm.lock(); }
+  static void give(guarded* g) { g->sm.unlock(); }
+};
+struct with_semaphore {
+  static void take(guarded* g) { g->sem.acquire(); }
+  static void give(guarded* g) { g->sem.release(); }
+};
+
 // Takes `turns` turns, each only after the other node took one.
+template <class Lock>
 void alternate(guarded* g, std::uint64_t turns) {
   const std::uint32_t me = dstd::this_node();
   std::uint64_t taken = 0;
   start_together(g);
   while (taken < turns) {
-    g->m.lock();
+    Lock::take(g);
     const bool mine = g->last_node != me && (g->last_node != ~0u || me == 0);
     if (mine) {
       ++g->count;
@@ -83,7 +104,7 @@ void alternate(guarded* g, std::uint64_t turns) {
     } else {
       ++g->wasted;
     }
-    g->m.unlock();
+    Lock::give(g);
   }
 }
 
@@ -151,6 +172,11 @@ int main(int argc, char** argv) {
   row("counter, nodes 0+1, 1 thread each", 0, 2, 1, increments, increments, increment);
   row("counter, node 1 alone", 1, 1, 1, increments, increments, increment);
   if (nodes >= 4) row("counter, 4 nodes x 2 threads", 0, 4, 2, increments, increments, increment);
-  row("alternate, nodes 0+1 (per turn)", 0, 2, 1, handoffs / 2, handoffs / 2 * 2, alternate);
+  row("alternate, nodes 0+1 (per turn)", 0, 2, 1, handoffs / 2, handoffs / 2 * 2,
+      alternate<with_mutex>);
+  row("alternate, shared_mutex (per turn)", 0, 2, 1, handoffs / 2, handoffs / 2 * 2,
+      alternate<with_shared_mutex>);
+  row("alternate, semaphore (per turn)", 0, 2, 1, handoffs / 2, handoffs / 2 * 2,
+      alternate<with_semaphore>);
   return 0;
 }

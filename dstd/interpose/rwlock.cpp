@@ -1,7 +1,8 @@
 // pthread_rwlock_*: a read-write lock the cluster serves (route.hpp) is
-// dstd's shared_timed_mutex (bits/shared_mutex.hpp: writer bit, a
-// writer-waiting bit that holds new readers back, reader count, in one home
-// word; locking acquires, unlocking releases) laid over the 8 bytes at
+// dstd's shared_timed_mutex (bits/shared_mutex.hpp: a gate that writers,
+// and readers that must wait, take in turn through a fair line at the
+// word's home, and the reader count, in one home word; locking acquires,
+// unlocking releases) laid over the 8 bytes at
 // offset 40, glibc's __pad2, which glibc never writes. So glibc's own state
 // (and the writer-preference flags pthread_rwlock_init sets) is left
 // alone, and a lock initialized before boot starts free after it.
@@ -38,13 +39,8 @@ shared_timed_mutex& lock_of(pthread_rwlock_t* l) noexcept {
                                                 offsetof(pthread_rwlock_t, __data.__pad2));
 }
 
-// The caller holds it for writing (its writer bit, bits/shared_mutex.hpp).
-bool held_for_writing(pthread_rwlock_t* l) noexcept {
-  constexpr std::uint64_t writer = std::uint64_t{1} << 63;
-  auto* word = reinterpret_cast<atomic<std::uint64_t>*>(reinterpret_cast<char*>(l) +
-                                                       offsetof(pthread_rwlock_t, __data.__pad2));
-  return (word->load(memory_order_relaxed) & writer) != 0;
-}
+// The caller, who holds it, holds it for writing: no readers are in.
+bool held_for_writing(pthread_rwlock_t* l) noexcept { return !lock_of(l).held_by_readers(); }
 
 int timed(pthread_rwlock_t* l, bool write, clockid_t clock, const timespec* abstime) {
   shared_timed_mutex& lock = lock_of(l);

@@ -1,7 +1,8 @@
 // sem_*: a semaphore the cluster serves (route.hpp) is dstd's
-// counting_semaphore (bits/semaphore.hpp: the count on a home word; post
-// releases, a successful wait acquires, a waiter parks on the cluster
-// futex) laid over the first 8 bytes of glibc's sem_t. glibc keeps the
+// counting_semaphore (bits/semaphore.hpp: the count in the low bits of a
+// home word and a gate in its top two, which waiters take in turn through
+// a fair line at the word's home; post releases, a successful wait
+// acquires) laid over the first 8 bytes of glibc's sem_t. glibc keeps the
 // value in their low 32 bits and its waiter count in the high 32, which is
 // 0 when nobody waits: so a semaphore initialized (sem_init, glibc's, kept
 // for every semaphore) or used before boot holds its count after it.

@@ -52,7 +52,34 @@ lock_table& table() {
 
 std::uintptr_t key(const std::uint64_t* word) { return reinterpret_cast<std::uintptr_t>(word); }
 
-std::atomic_ref<std::uint64_t> at(std::uint64_t* word) { return std::atomic_ref<std::uint64_t>(*word); }
+// The lock's two bits in its word, at `shift`. The word's other bits are
+// its type's (a shared mutex's readers, a semaphore's count), which the
+// type changes with its own atomics meanwhile: every change made here is a
+// compare-and-swap that keeps them.
+class lock_state {
+ public:
+  lock_state(std::uint64_t* word, unsigned shift) : w_(*word), shift_(shift) {}
+
+  std::uint64_t word() const { return w_.load(); }
+  std::uint64_t of(std::uint64_t word) const { return (word >> shift_) & 3; }
+  std::uint64_t load() const { return of(word()); }
+  // From `seen` (updated when it fails) to the same word in state `to`.
+  bool change(std::uint64_t& seen, std::uint64_t to) {
+    return w_.compare_exchange_strong(seen, with(seen, to));
+  }
+  void store(std::uint64_t to) {
+    std::uint64_t v = word();
+    while (!w_.compare_exchange_weak(v, with(v, to))) {
+    }
+  }
+
+ private:
+  std::uint64_t with(std::uint64_t word, std::uint64_t to) const {
+    return (word & ~(std::uint64_t{3} << shift_)) | (to << shift_);
+  }
+  std::atomic_ref<std::uint64_t> w_;
+  unsigned shift_;
+};
 
 enum class outcome : std::uint8_t { owner, queued };
 
@@ -62,10 +89,10 @@ std::uint64_t held_state(const line& l) { return l.idle() ? held : contended; }
 
 // On the home: the waiter `e` wants the lock; `returning` when it is the
 // line's `coming` waiter, back after its wake.
-outcome request_here(std::uint64_t* word, const entry& e, bool returning) {
+outcome request_here(std::uint64_t* word, unsigned shift, const entry& e, bool returning) {
   lock_table& t = table();
   std::lock_guard<std::mutex> guard(t.lock);
-  auto w = at(word);
+  lock_state w(word, shift);
   if (returning) {
     auto it = t.lines.find(key(word));
     if (it == t.lines.end() || !it->second.coming || !same_waiter(*it->second.coming, e)) {
@@ -86,11 +113,12 @@ outcome request_here(std::uint64_t* word, const entry& e, bool returning) {
     return outcome::queued;
   }
   for (;;) {
-    std::uint64_t v = w.load();
-    if (v == free_word) {
-      if (w.compare_exchange_strong(v, held)) return outcome::owner;
-    } else if (v == held || v == contended) {
-      if (v == held && !w.compare_exchange_strong(v, contended)) continue;
+    std::uint64_t v = w.word();
+    const std::uint64_t state = w.of(v);
+    if (state == free_word) {
+      if (w.change(v, held)) return outcome::owner;
+    } else if (state == held || state == contended) {
+      if (state == held && !w.change(v, contended)) continue;
       t.lines[key(word)].queue.push_back(e);
       return outcome::queued;
     } else {
@@ -121,13 +149,13 @@ bool cancel_here(const std::uint64_t* word, const entry& e) {
 }
 
 // On the home: the holder gives a contended lock.
-void unlock_here(std::uint64_t* word) {
+void unlock_here(std::uint64_t* word, unsigned shift) {
   std::optional<entry> woken;
   bool owner = false;
   {
     lock_table& t = table();
     std::lock_guard<std::mutex> guard(t.lock);
-    auto w = at(word);
+    lock_state w(word, shift);
     auto it = t.lines.find(key(word));
     if (it == t.lines.end()) {
       w.store(free_word);  // its waiters timed out
@@ -164,13 +192,14 @@ void unlock_here(std::uint64_t* word) {
 
 struct request_message {
   std::uint64_t* word;
+  unsigned shift;
   entry waiter;
   bool returning;
 };
 constexpr handler_decl<request_message, outcome> lock_at_home{handler_ids::mutex_lock};
 void on_request(message& m) {
   const auto r = m.payload_as<request_message>();
-  const outcome o = request_here(r.word, r.waiter, r.returning);
+  const outcome o = request_here(r.word, r.shift, r.waiter, r.returning);
   m.reply(&o, sizeof o);
 }
 
@@ -187,13 +216,19 @@ void on_cancel(message& m) {
 
 struct unlock_message {
   std::uint64_t* word;
+  unsigned shift;
 };
 constexpr handler_decl<unlock_message> unlock_at_home{handler_ids::mutex_unlock};
-void on_unlock(message& m) { unlock_here(m.payload_as<unlock_message>().word); }
+void on_unlock(message& m) {
+  const auto u = m.payload_as<unlock_message>();
+  unlock_here(u.word, u.shift);
+}
 
-outcome request(const location& home, std::uint64_t* word, const entry& e, bool returning) {
-  if (home.here) return request_here(word, e, returning);
-  return call(*current_transport(), home.home, lock_at_home, request_message{word, e, returning});
+outcome request(const location& home, std::uint64_t* word, unsigned shift, const entry& e,
+                bool returning) {
+  if (home.here) return request_here(word, shift, e, returning);
+  return call(*current_transport(), home.home, lock_at_home,
+              request_message{word, shift, e, returning});
 }
 
 bool cancel(const location& home, const std::uint64_t* word, const entry& e) {
@@ -203,12 +238,12 @@ bool cancel(const location& home, const std::uint64_t* word, const entry& e) {
 
 }  // namespace
 
-bool lock(std::uint64_t* word, const clock::time_point* deadline) {
+bool lock(std::uint64_t* word, unsigned shift, const clock::time_point* deadline) {
   const location home = locate(word);
   entry mine{sched::my_name(), fresh_mark()};
   bool returning = false;
   for (;;) {
-    if (request(home, word, mine, returning) == outcome::owner) return true;
+    if (request(home, word, shift, mine, returning) == outcome::owner) return true;
     chaos::point();  // queued, not yet parked
     const traced_wait traced{word, home.home, mine.who.id};
     bool owner = false;
@@ -227,12 +262,12 @@ bool lock(std::uint64_t* word, const clock::time_point* deadline) {
   }
 }
 
-void unlock(std::uint64_t* word) {
+void unlock(std::uint64_t* word, unsigned shift) {
   const location home = locate(word);
   if (home.here) {
-    unlock_here(word);
+    unlock_here(word, shift);
   } else {
-    send(*current_transport(), home.home, unlock_at_home, unlock_message{word});
+    send(*current_transport(), home.home, unlock_at_home, unlock_message{word, shift});
   }
 }
 

@@ -2,13 +2,17 @@
 // the lock when several want it, with a bound on how often a waiter is
 // passed over.
 //
-// The word (include/dstd/bits/lock_word.hpp, home_lock.hpp): 0 free, 1 held,
-// 2 held and contended (its unlock must come here), 3 free while a waiter
-// woken without the lock comes back for it (taking it must come here). The
-// fast paths stay one compare-and-swap each (0->1 to lock, 1->0 to unlock:
-// a CPU atomic at home, one transport atomic elsewhere); everything else
-// runs here, under the home's table lock, as a call from another node or a
-// plain call on the home.
+// The lock's state (include/dstd/bits/lock_word.hpp, home_lock.hpp), two
+// bits of the word at `shift`: 0 free, 1 held, 2 held and contended (its
+// unlock must come here), 3 free while a waiter woken without the lock
+// comes back for it (taking it must come here). The word's other bits are
+// its type's and are kept: a mutex has none (shift 0), a shared mutex's
+// state is the gate its writers and waiting readers take (shift 0, readers
+// above), a semaphore's the gate its waiting acquirers take (shift 62, the
+// count below). The fast paths stay one compare-and-swap each (free->held
+// to lock, held->free to unlock: a CPU atomic at home, one transport
+// atomic elsewhere); everything else runs here, under the home's table
+// lock, as a call from another node or a plain call on the home.
 //
 // Why at the home: with a futex lock (unlock stores 0, wakes one waiter,
 // who then races for the word) the node that just unlocked re-takes the
@@ -38,16 +42,17 @@ using clock = std::chrono::steady_clock;
 // How many acquisitions by others the head of a lock's line lets pass.
 inline constexpr unsigned max_passes = 16;
 
-// The word's states.
+// The lock's states (the two bits at `shift`).
 inline constexpr std::uint64_t free_word = 0, held = 1, contended = 2, coming_back = 3;
 
-// Takes the lock after its compare-and-swap 0->1 failed: true once held,
-// false if `deadline` (when not null) passed first.
-bool lock(std::uint64_t* word, const clock::time_point* deadline);
+// Takes the lock whose state is at bit `shift` of `word` after its
+// compare-and-swap free->held failed: true once held, false if `deadline`
+// (when not null) passed first.
+bool lock(std::uint64_t* word, unsigned shift, const clock::time_point* deadline);
 
-// Gives the lock after its compare-and-swap 1->0 failed (the word is
+// Gives the lock after its compare-and-swap held->free failed (the lock is
 // contended). From another node, a message: it returns at once.
-void unlock(std::uint64_t* word);
+void unlock(std::uint64_t* word, unsigned shift);
 
 // For tests, on the word's home: the waiters in the word's line (queued,
 // or woken and on their way back).

@@ -13,7 +13,6 @@
 #include <shared_mutex>
 #include <vector>
 
-#include "runtime/sync/home_mutex.hpp"
 #include "tests/sync/sync_test_util.hpp"
 
 namespace {
@@ -158,37 +157,6 @@ TEST(Mutex, TryLockAndTimedVariants) {
     if (other_got_it) rtm.unlock();
   }).join();
   EXPECT_TRUE(other_got_it);
-}
-
-// A node that re-takes a mutex in a loop must let a waiter on another node
-// have it: within max_passes of its own acquisitions (home_mutex.hpp). A
-// futex lock (unlock frees the word, then wakes the waiter, who races for
-// it) lost that race every time to the compare-and-swap of the node that
-// had just unlocked: thousands of acquisitions per hand-over.
-TEST(Mutex, AWaiterOnAnotherNodeIsPassedOverABoundedNumberOfTimes) {
-  if (dstd::node_count() < 2) GTEST_SKIP() << "needs a waiter on another node";
-  auto m = make_on<dstd::mutex>(0);  // homed here, on node 0
-  dstd::atomic<int> waiter_had_it{0};
-  m->lock();
-  dstd::thread waiter = start_on(1, [&] {
-    m->lock();
-    waiter_had_it.store(1);
-    m->unlock();
-  });
-  // The mutex's word is its first member; wait until the waiter is in its
-  // line here, at the home.
-  const auto* word = reinterpret_cast<const std::uint64_t*>(m.get());
-  while (dstd::rt::home_mutex::waiters_at_home(word) == 0) dstd::this_thread::yield();
-  m->unlock();
-  unsigned passes = 0;
-  for (;;) {
-    m->lock();
-    const bool had_it = waiter_had_it.load() == 1;
-    m->unlock();
-    if (had_it || ++passes > 100000) break;
-  }
-  waiter.join();
-  EXPECT_LE(passes, dstd::rt::home_mutex::max_passes);
 }
 
 // Writers keep a == b under the exclusive lock; readers, under the shared

@@ -4,6 +4,12 @@
 // and wakes; wait reads it, unlocks, and sleeps while it is unchanged, so a
 // notify between the unlock and the sleep is never missed. Spurious
 // wake-ups are possible, as std allows.
+//
+// Fair without more: a notify wakes the oldest waiter (the futex's queue
+// at the word's home), and the woken waiter relocks through the mutex's
+// line at its home, where a node that re-takes the mutex in a loop passes
+// it over at most max_passes times (runtime/sync/home_mutex.hpp;
+// tests/sync/handover_test.cpp).
 #pragma once
 
 #include <chrono>

@@ -1,22 +1,32 @@
 // Internal to <dstd/sync>: shared_mutex and shared_timed_mutex.
 //
-// One home word: the writer bit, a "writer waiting" bit that keeps new
-// readers out so writers are not starved, and the reader count. Timed
-// writers never set the waiting bit (one that gave up would leave it set).
+// One home word: a lock state in its low two bits (lock_word.hpp), the
+// gate, and the reader count above it. Readers come in with one
+// compare-and-swap while the gate is free. A writer takes the gate (one
+// compare-and-swap from 0 when the mutex is free), which keeps new readers
+// out, and then waits for the readers inside to leave; a reader that finds
+// the gate taken takes it too, in turn, just long enough to count itself
+// in. So writers, and readers that had to wait, get in in the order of the
+// gate's line at the word's home, which hands the gate over fairly
+// (runtime/sync/home_mutex.hpp: a waiter is passed over at most
+// max_passes times): a node that takes the lock in a loop cannot starve a
+// writer or a reader on another node, and readers cannot starve writers.
+// A timed taker that gives up leaves the gate's line, or gives the gate
+// back, so it leaves nothing behind.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <dstd/atomic>
+#include <dstd/bits/lock_word.hpp>
 
 namespace dstd {
 
 namespace detail {
 
 class basic_shared_mutex {
-  static constexpr std::uint64_t writer = std::uint64_t{1} << 63;
-  static constexpr std::uint64_t pending = std::uint64_t{1} << 62;
-  static constexpr std::uint64_t readers = pending - 1;
+  using gate = lock_bits<0>;
+  static constexpr std::uint64_t one_reader = std::uint64_t{1} << 2;
 
  public:
   basic_shared_mutex() noexcept = default;
@@ -25,82 +35,71 @@ class basic_shared_mutex {
 
   void lock() { take_exclusive(nullptr); }
   bool try_lock() noexcept {
-    std::uint64_t s = w_.load(memory_order_relaxed);
-    if ((s & ~pending) != 0 || !w_.compare_exchange_strong(s, writer, memory_order_relaxed)) {
-      return false;
-    }
+    std::uint64_t s = 0;  // no readers, gate free
+    if (!w_.compare_exchange_strong(s, gate::held, memory_order_relaxed)) return false;
     sync_acquire();
     return true;
   }
   void unlock() {
     sync_release();
-    w_.store(0, memory_order_relaxed);
-    wake_waiters(w_.ptr(), true);
+    gate::give(w_, 0);
   }
 
   void lock_shared() { take_shared(nullptr); }
   bool try_lock_shared() noexcept {
-    std::uint64_t s = w_.load(memory_order_relaxed);
-    while ((s & (writer | pending)) == 0) {
-      if (w_.compare_exchange_strong(s, s + 1, memory_order_relaxed)) {
-        sync_acquire();
-        return true;
-      }
-    }
-    return false;
+    if (!enter_as_reader()) return false;
+    sync_acquire();
+    return true;
   }
   void unlock_shared() {
     sync_release();
-    const std::uint64_t s = w_.fetch_sub(1, memory_order_relaxed);
-    if ((s & readers) == 1 && (s & pending) != 0) wake_waiters(w_.ptr(), true);
+    const std::uint64_t s = w_.fetch_sub(one_reader, memory_order_relaxed);
+    // The last reader out lets in a writer waiting with the gate.
+    if (s / one_reader == 1 && !gate::is_free(s)) wake_waiters(w_.ptr(), true);
   }
+
+  // For pthread_rwlock_unlock, which does not say how its caller holds the
+  // lock: while readers are in, the caller is one of them.
+  bool held_by_readers() const noexcept { return w_.load(memory_order_relaxed) >= one_reader; }
 
  protected:
   using deadline = std::chrono::steady_clock::time_point;
 
-  // Exclusive: take the word when only `pending` may be set. Untimed
-  // writers announce themselves with `pending`; timed ones do not.
+  // Exclusive: the gate, then the readers still inside gone.
   bool take_exclusive(const deadline* until) {
+    if (!gate::take(w_, 0, until)) return false;
     for (;;) {
-      std::uint64_t s = w_.load(memory_order_relaxed);
-      if ((s & ~pending) == 0) {
-        if (w_.compare_exchange_strong(s, writer, memory_order_relaxed)) break;
-        continue;
+      const std::uint64_t s = w_.load(memory_order_relaxed);
+      if (s < one_reader) break;
+      if (!wait_for_change(w_.ptr(), s, until)) {
+        gate::give(w_, 0);
+        return false;
       }
-      if (until == nullptr && (s & pending) == 0) {
-        w_.compare_exchange_strong(s, s | pending, memory_order_relaxed);
-        continue;
-      }
-      if (!wait_for_change(s, until)) return false;
     }
     sync_acquire();
     return true;
   }
 
-  // Shared: one more reader, when no writer holds or waits.
+  // Shared: one more reader, at once while the gate is free, else after
+  // taking the gate in turn.
   bool take_shared(const deadline* until) {
-    for (;;) {
-      std::uint64_t s = w_.load(memory_order_relaxed);
-      if ((s & (writer | pending)) == 0) {
-        if (w_.compare_exchange_strong(s, s + 1, memory_order_relaxed)) break;
-        continue;
-      }
-      if (!wait_for_change(s, until)) return false;
+    if (!enter_as_reader()) {
+      if (!gate::take(w_, 0, until)) return false;
+      const std::uint64_t s = w_.fetch_add(one_reader, memory_order_relaxed);
+      gate::give(w_, s + one_reader);
     }
     sync_acquire();
     return true;
   }
 
  private:
-  // Sleeps while the word is `seen`; false once the deadline has passed.
-  bool wait_for_change(std::uint64_t seen, const deadline* until) {
-    if (until == nullptr) {
-      wait_while_equal(w_.ptr(), 8, seen);
-      return true;
+  // One compare-and-swap when nobody is inside.
+  bool enter_as_reader() noexcept {
+    std::uint64_t s = 0;
+    while (gate::is_free(s)) {
+      if (w_.compare_exchange_strong(s, s + one_reader, memory_order_relaxed)) return true;
     }
-    if (std::chrono::steady_clock::now() >= *until) return false;
-    wait_while_equal_until(w_.ptr(), 8, seen, *until);
-    return true;
+    return false;
   }
 
   atomic<std::uint64_t> w_{0};

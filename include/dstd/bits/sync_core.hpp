@@ -51,11 +51,27 @@ bool wait_while_equal_until(const volatile void* p, unsigned size, std::uint64_t
                             std::chrono::steady_clock::time_point deadline);
 void wake_waiters(const volatile void* p, bool all);
 
-// A lock word (lock_word.hpp) whose fast compare-and-swap failed: take it
-// (false when `deadline`, if not null, passed first), or give it. The
-// line of waiters is kept at the word's home (runtime/sync/home_mutex.hpp).
-bool lock_contended(std::uint64_t* word, const std::chrono::steady_clock::time_point* deadline);
-void unlock_contended(std::uint64_t* word);
+// Sleeps while the 8-byte word at p is `seen` (it may return sooner:
+// callers re-check); with a deadline (when not null), false once it has
+// passed, without sleeping.
+inline bool wait_for_change(const volatile void* p, std::uint64_t seen,
+                            const std::chrono::steady_clock::time_point* deadline) {
+  if (deadline == nullptr) {
+    wait_while_equal(p, 8, seen);
+    return true;
+  }
+  if (std::chrono::steady_clock::now() >= *deadline) return false;
+  wait_while_equal_until(p, 8, seen, *deadline);
+  return true;
+}
+
+// A lock (lock_word.hpp: its state is the two bits at `state_shift` of
+// `word`) whose fast compare-and-swap failed: take it (false when
+// `deadline`, if not null, passed first), or give it. The line of waiters
+// is kept at the word's home (runtime/sync/home_mutex.hpp).
+bool lock_contended(std::uint64_t* word, unsigned state_shift,
+                    const std::chrono::steady_clock::time_point* deadline);
+void unlock_contended(std::uint64_t* word, unsigned state_shift);
 
 // A deadline from any clock, as the scheduler's clock.
 template <class Clock, class Duration>
