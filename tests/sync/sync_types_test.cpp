@@ -380,6 +380,14 @@ TEST(Semaphore, BoundsConcurrencyAndSignals) {
   EXPECT_LE(most.load(), 2);
   EXPECT_GE(most.load(), 1);
   EXPECT_EQ(dstd::counting_semaphore<2>::max(), 2);
+  // The default counts up to what its word holds below the gate's bits,
+  // and says so: a count of max() is a count, not a taken gate.
+  using big = dstd::counting_semaphore<>;
+  EXPECT_EQ(big::max(), (std::ptrdiff_t{1} << 62) - 1);
+  big full(big::max() - 1);
+  full.release();
+  EXPECT_TRUE(full.try_acquire());
+  EXPECT_TRUE(full.try_acquire_for(1ms));
 
   dstd::binary_semaphore ready(0);
   std::string message;

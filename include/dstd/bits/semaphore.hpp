@@ -14,7 +14,8 @@
 // taken, wakes its holder. A timed acquirer that gives up leaves the
 // gate's line, or gives the gate back, so it leaves nothing behind. The
 // count stays in the low bits, where glibc's sem_t keeps its value
-// (dstd/interpose/semaphore.cpp); counts must stay below 2^62.
+// (dstd/interpose/semaphore.cpp); counts must stay below 2^62, which
+// max() says.
 #pragma once
 
 #include <chrono>
@@ -22,12 +23,22 @@
 #include <cstdint>
 #include <dstd/atomic>
 #include <dstd/bits/lock_word.hpp>
-#include <limits>
 
 namespace dstd {
 
-template <std::ptrdiff_t LeastMaxValue = std::numeric_limits<std::ptrdiff_t>::max()>
+namespace detail {
+// The largest count: the word's top two bits are the gate.
+inline constexpr std::ptrdiff_t semaphore_count_max = (std::ptrdiff_t{1} << 62) - 1;
+}  // namespace detail
+
+// The default LeastMaxValue is implementation-defined in std; here it is
+// the largest count the word holds, and a larger one does not compile.
+template <std::ptrdiff_t LeastMaxValue = detail::semaphore_count_max>
 class counting_semaphore {
+  static_assert(LeastMaxValue >= 0, "counting_semaphore: LeastMaxValue must not be negative");
+  static_assert(LeastMaxValue <= detail::semaphore_count_max,
+                "dstd::counting_semaphore counts up to 2^62 - 1 (its word's top two bits are "
+                "the gate that orders its waiters)");
   using gate = detail::lock_bits<62>;
   using deadline = std::chrono::steady_clock::time_point;
 
