@@ -36,7 +36,9 @@ std::uint32_t twin_pool::take() noexcept {
     return slot;
   }
   if (next_fresh_ > limit_) {
-    fatal("more than %u pages written since the last release; release more often", limit_);
+    fatal("more than %u pages written (or made writable ahead of writes) since the last release; "
+          "release more often",
+          limit_);
   }
   return next_fresh_++;
 }

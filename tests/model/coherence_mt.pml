@@ -11,7 +11,8 @@
  * model this file replaces locked every cached page at once in an
  * acquire, which the code never did, and so missed issue 10.)  With GROUP
  * and PREFETCH it also runs the fetches that lock several pages at once:
- * a fault's fetch of a tbox group, and prefetch after an acquire.
+ * a fault's fetch of a tbox group, and prefetch after an acquire; with
+ * WRITE_AHEAD, a write fault that makes the next page writable too.
  *
  * Layout (as coherence.pml): 3 nodes, 2 pages of 3 bytes, home of page p =
  * node p; a home reads and writes its page in place (master[]):
@@ -88,6 +89,22 @@
  *     after a channel receive): P1 try_lock_in(page 0, invalid), P2 the
  *     same for page 1 (lock_invalid_pages, one CAS per step); none ->
  *     return; else G2 (list_and_fetch), and G3 unlocking every page.
+ *   WRITE_AHEAD, a write fault of node 2 that continues a write stream
+ *     (handle_fault's write branch with take_writable_ahead; whether the
+ *     stream table says so is a free choice here: it is racy in the code):
+ *       W1 F4's twin and dirty.push of the faulting page p (in the fault
+ *          step, or in the step after F3), p stays locked and read-only
+ *       W2 try_lock_in(1-p, read_only) (one CAS); taken -> W5
+ *       W3 try_lock_in(1-p, invalid) (one CAS); not taken (locked, dirty,
+ *          or read-only by now) -> protect_runs(p, READ|WRITE), unlock(p,
+ *          dirty) in the same step, done
+ *       W4 list_and_fetch(1-p) (G2's steps), then fetch_pages'
+ *          protect(PROT_READ): 1-p read_only, still locked
+ *       W5 twin_and_list_dirty(1-p), the fence, protect_runs(p and 1-p,
+ *          READ|WRITE), unlock(1-p, dirty), unlock(p, dirty).
+ *     "The page after p" is 1-p in either direction (the model has no
+ *     address order; both are covered).  Nodes 0 and 1 do no write-ahead
+ *     (their other page is homed there: take_writable_ahead stops).
  *   release(): nothing_to_sync(false): R1 load dirty.empty(); if true,
  *     R2 load sync_in_progress; if false too, return.  Otherwise
  *     synchronized(): R3 lock sync_mutex, sync_in_progress = true;
@@ -160,6 +177,13 @@
  *     before the next is locked loses no failed try-lock.
  *   - G1 takes the try-lock in the fault's step (R, then the CAS as the
  *     step's N); G3's protect and unlocks only add rights and unlock.
+ *   - WRITE_AHEAD: W1 = [lock (R)] twin, push (N) -- the twin reads a
+ *     frame no one can write (read-only, locked); each try_lock_in CAS is
+ *     an N of its own step (W2, W3), as G1's; W3's failure branch adds
+ *     the protect and the unlock (L L); W4 is G2 plus the protect (the
+ *     read's step N, protect L: make_readable is its own step, which only
+ *     adds interleavings); W5 = twin, push (N), then protect, unlocks (L).
+ *     W4's protect adds a right and W5 starts with an N: separate steps.
  *   - A diff is sent at D2 rather than at send_and_wait: sending earlier
  *     only lets the home apply it earlier, which it may also not do.
  *   - Contents of INVALID frames are zeroed (fewer states; nobody reads
@@ -191,6 +215,8 @@
  *                            per step (a one-sided read is not atomic)
  *   GROUP                    node 2's faults fetch the group (G1-G3)
  *   PREFETCH                 node 2's workers may prefetch after acquires
+ *   WRITE_AHEAD              node 2's write faults may take the other page
+ *                            writable too (W1-W5; with or without GROUP)
  * Broken protocols (SPIN must find an error)
  *   BUG_PUSH_CACHED_AFTER_FETCH   issue 10: F1 does not push, F3 does.
  *       B's fetch is in flight; an acquire on A finds the lists empty (or
@@ -235,11 +261,40 @@
  *   BUG_LIST_AFTER_FETCH     (with GROUP or PREFETCH) list_and_fetch
  *       pushes the pages after fetch_pages (in G3, with the protect, a
  *       step coarser than such code): issue 10 on these paths (P1).
+ *   BUG_WRITE_AHEAD_TWIN_AFTER_PROTECT  (with WRITE_AHEAD) W5 lists the
+ *       page ahead dirty and maps both pages read-write, and twins the
+ *       page ahead in a later step: a store by the other thread in
+ *       between is copied into the twin, so no diff carries it: the
+ *       next owner of the mutex reads the old value at the home (P1), or
+ *       the write never reaches the home (P2).
+ * Not an error (no test; run it by hand):
+ *   BUG_WRITE_AHEAD_PROTECT_BEFORE_PUSH  (with WRITE_AHEAD) W5 twins and
+ *       maps both pages read-write, and pushes the page ahead on dirty in
+ *       a later step (with the unlocks).  SPIN finds no error (3.7 M
+ *       states with NFS2=1), although the window is reachable (the other
+ *       thread stores into the page ahead while it is writable and not
+ *       listed: checked once with an assertion): the faulting page p is
+ *       on dirty since W1 and stays locked until after the push, so a
+ *       release that follows such a store finds dirty non-empty (or
+ *       sync_in_progress set, if a flush took p), goes to sync_mutex,
+ *       and the flush that takes p waits for p's lock and then takes the
+ *       list again, with the page ahead on it.  What the code relies on is
+ *       p's push before the protect and p's unlock after the pushes of
+ *       the pages ahead; the pages ahead could even be listed after the
+ *       protect.  (Issue 10's second race needs the faulting page itself
+ *       unlisted, BUG_PUSH_DIRTY_AFTER_PROTECT.)
  */
 
 #if defined(GROUP) && \
     (defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED))
 #error "GROUP replaces the single-page fault these BUG_ variants change"
+#endif
+#if defined(WRITE_AHEAD) && defined(BUG_PUSH_DIRTY_AFTER_PROTECT)
+#error "WRITE_AHEAD is the fixed write fault; BUG_PUSH_DIRTY_AFTER_PROTECT the old one"
+#endif
+#if !defined(WRITE_AHEAD) && \
+    (defined(BUG_WRITE_AHEAD_PROTECT_BEFORE_PUSH) || defined(BUG_WRITE_AHEAD_TWIN_AFTER_PROTECT))
+#error "the BUG_WRITE_AHEAD_ variants need WRITE_AHEAD"
 #endif
 
 /* ---------------------------------------------------------------- bounds */
@@ -330,7 +385,11 @@ inline push_dirty(p)
 /* handle_fault's write branch, on a locked read_only page: twin, push on
  * dirty, map read-write, unlock (F4).  BUG_PUSH_DIRTY_AFTER_PROTECT (the
  * code before issue 10's fix): the push comes after the protect, and the
- * push and the unlock are a later step, write_fault_end. */
+ * push and the unlock are a later step, write_fault_end.  WRITE_AHEAD, a
+ * write fault of node 2: the fault may continue a write stream (either
+ * way: the stream table is racy, any answer is possible); if it does, F4
+ * stops after the push (W1) and write_fault_end runs take_writable_ahead
+ * and the protect and unlocks (write_ahead). */
 inline write_fault(p)
 {
   F.tw[p*PS+0] = F.c[p*PS+0];
@@ -342,16 +401,123 @@ inline write_fault(p)
   wf = 1
 #else
   push_dirty(p);
-  F.pr[p] = P_RW;                               /* protect(READ|WRITE)   */
-  F.pl[p] = 0                                   /* unlock                */
+#ifdef WRITE_AHEAD
+  if
+  :: n == 2 -> wa = 1                           /* a write stream: W2... */
+  :: true ->
+#endif
+     F.pr[p] = P_RW;                            /* protect(READ|WRITE)   */
+     F.pl[p] = 0                                /* unlock                */
+#ifdef WRITE_AHEAD
+  fi
+#endif
 #endif
 }
+
+#ifdef WRITE_AHEAD
+/* Twin and list dirty the page ahead (locked, read_only). */
+inline twin_ahead(a)
+{
+  F.tw[(a)*PS+0] = F.c[(a)*PS+0];
+  F.tw[(a)*PS+1] = F.c[(a)*PS+1];
+  F.tw[(a)*PS+2] = F.c[(a)*PS+2];
+  F.st[a] = DIRTY;
+  push_dirty(a)
+}
+
+/* take_writable_ahead(p), then the fence, protect_runs(READ|WRITE) of p
+ * and the page taken, unlock(dirty) of that page, unlock(dirty) of p.  The
+ * page after p is the other page, 1 - p (the model has two; its pages are
+ * not in one address order, so both directions are covered).  Steps:
+ *   W2 try_lock_in(1-p, read_only): one CAS (the step's N, as G1's);
+ *      taken -> W5
+ *   W3 try_lock_in(1-p, invalid): one CAS; taken -> W4; not taken
+ *      (locked, dirty, or read-only by now) -> nothing taken: protect p
+ *      read-write, unlock p (both left movers: in W3's step)
+ *   W4 list_and_fetch: the push on cached, the fence, the read (the steps
+ *      of list_and_fetch above), fetch_pages' protect(PROT_READ), the page
+ *      read_only and still locked (make_readable, keeping it)
+ *   W5 twin_and_list_dirty(1-p) (the N), then the fence, protect_runs of
+ *      both pages (adds rights: L) and the unlocks (L), one step.
+ * W4's protect adds a right, W5 starts with an N: separate steps (a
+ * thread may read the page between them, as in the code).
+ * BUG_WRITE_AHEAD_PROTECT_BEFORE_PUSH: W5 twins and maps both pages
+ * read-write, then (a later step) pushes 1-p on dirty and unlocks.
+ * BUG_WRITE_AHEAD_TWIN_AFTER_PROTECT: W5 pushes and maps both pages
+ * read-write, then (a later step) twins 1-p and unlocks. */
+inline write_ahead(p)
+{
+  atomic {                                      /* W2                    */
+    if
+    :: F.pl[1-p] == 0 && F.st[1-p] == READ_ONLY -> F.pl[1-p] = ME; lk = BIT(1-p)
+    :: else
+    fi
+  };
+  if
+  :: lk == 0 ->
+     atomic {                                   /* W3                    */
+       if
+       :: F.pl[1-p] == 0 && F.st[1-p] == INVALID -> F.pl[1-p] = ME; lk = BIT(1-p)
+       :: else ->                               /* nothing taken         */
+          F.pr[p] = P_RW;                       /* protect_runs(RW)      */
+          F.pl[p] = 0                           /* unlock(p, dirty)      */
+       fi
+     };
+     if
+     :: lk != 0 ->                              /* W4                    */
+        list_and_fetch();
+        make_readable(1-p)
+     :: else
+     fi
+  :: else
+  fi;
+  if
+  :: lk != 0 ->                                 /* W5                    */
+#if defined(BUG_WRITE_AHEAD_PROTECT_BEFORE_PUSH)
+     atomic {
+       F.tw[(1-p)*PS+0] = F.c[(1-p)*PS+0];
+       F.tw[(1-p)*PS+1] = F.c[(1-p)*PS+1];
+       F.tw[(1-p)*PS+2] = F.c[(1-p)*PS+2];
+       F.st[1-p] = DIRTY;
+       F.pr[p] = P_RW; F.pr[1-p] = P_RW         /* writable, not listed  */
+     };
+     atomic { push_dirty(1-p); F.pl[1-p] = 0; F.pl[p] = 0 }
+#elif defined(BUG_WRITE_AHEAD_TWIN_AFTER_PROTECT)
+     atomic {
+       F.st[1-p] = DIRTY;
+       push_dirty(1-p);
+       F.pr[p] = P_RW; F.pr[1-p] = P_RW         /* writable, no twin yet */
+     };
+     atomic {
+       F.tw[(1-p)*PS+0] = F.c[(1-p)*PS+0];
+       F.tw[(1-p)*PS+1] = F.c[(1-p)*PS+1];
+       F.tw[(1-p)*PS+2] = F.c[(1-p)*PS+2];
+       F.pl[1-p] = 0; F.pl[p] = 0
+     }
+#else
+     atomic {
+       twin_ahead(1-p);                         /* twin_and_list_dirty   */
+       F.pr[p] = P_RW; F.pr[1-p] = P_RW;        /* fence, protect_runs   */
+       F.pl[1-p] = 0;                           /* unlock(ahead, dirty)  */
+       F.pl[p] = 0                              /* unlock(p, dirty)      */
+     }
+#endif
+  :: else
+  fi;
+  lk = 0; wa = 0
+}
+#endif
 
 inline write_fault_end(p)
 {
 #ifdef BUG_PUSH_DIRTY_AFTER_PROTECT
   if
   :: wf -> atomic { push_dirty(p); F.pl[p] = 0; wf = 0 }
+  :: else
+  fi
+#elif defined(WRITE_AHEAD)
+  if
+  :: wa -> write_ahead(p)
   :: else
   fi
 #else
@@ -869,6 +1035,7 @@ inline exit_thread()
   bit  fast;            /* nothing_to_sync's result so far                 */ \
   bit  flt;             /* a fault's fetch is next                         */ \
   bit  wf;              /* BUG_PUSH_DIRTY_AFTER_PROTECT: push + unlock next */ \
+  bit  wa;              /* WRITE_AHEAD: write_ahead next                   */ \
   bit  fv;              /* MP: the flag's value                            */ \
   bit  rt;              /* access: retried after a fault (i, op chosen)    */ \
   byte b0, b1, b2;      /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */ \
