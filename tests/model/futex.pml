@@ -6,8 +6,10 @@
  * the completion a remote call parks on (runtime/transport/transport.cpp),
  * and the lock built beside it (include/dstd/bits/lock_word.hpp and
  * runtime/sync/home_lock.cpp, whose contended paths are
- * runtime/sync/home_mutex.cpp: the line of waiters at the word's home).  tests/model/README.md explains how to run
- * it; run_spin.sh does.
+ * runtime/sync/home_mutex.cpp: the line of waiters at the word's home),
+ * and the two types whose gate is that lock on two bits of a wider word
+ * (include/dstd/bits/shared_mutex.hpp, semaphore.hpp).
+ * tests/model/README.md explains how to run it; run_spin.sh does.
  *
  * What is modelled
  * ----------------
@@ -74,18 +76,37 @@
  *   same code: CAS 0->1, else home_mutex::lock; CAS 1->0, else
  *   home_mutex::unlock)
  *                         -> lock_take, lock_give
+ *   lock_bits<Shift>::try_take / take / give (the gate: the state at bit
+ *   Shift of a word whose other bits are the type's; CAS loops that keep
+ *   them, one step each: a failed CAS only re-reads)
+ *                         -> gate_try_take, gate_take, gate_give_cas,
+ *                            gate_give_rest, gate_give (GST, GCHANGE)
  *   home_mutex's request_here, cancel_here, unlock_here (one step each
- *   under the table lock; unlock_here's wake after it)
+ *   under the table lock; unlock_here's wake after it; lock_state's
+ *   change() and store() change only the word's two bits at the shift)
  *                         -> request_here, cancel_here, unlock_here; the
- *                            line is the queue q/qt (shared with the
- *                            futex: one client runs at a time), `cm`/`cmt`
- *                            (the waiter woken without the lock, coming
- *                            back, and its mark), `heldfor` and `passes`
+ *                            line is the queue lq/lqt (the lock table's,
+ *                            apart from the futex's wait queue q/qt),
+ *                            `cm`/`cmt` (the waiter woken without the
+ *                            lock, coming back, and its mark), `heldfor`
+ *                            and `passes`; GCHANGE (change) and GSTORE
+ *                            (store) keep the word's other bits
  *   home_mutex::lock (request; park_until_marked, cancel on timeout; come
  *   back after a plain wake with a fresh mark)
  *                         -> mutex_lock (mark tk[t]: come back; tk[t]+1:
  *                            the lock is yours; tickets step by 2)
  *   latch count_down / wait (-DLATCH) -> latch_arrive_and_wait
+ *   wait_for_change (sync_core.hpp: false at once if the deadline passed,
+ *   else wait_while_equal(_until), whose result it drops) and wait_impl
+ *   (atomic_runtime.cpp: load the word; if unchanged, home_futex::wait
+ *   (_until) with it)  -> the deadline check in the callers, wait_impl
+ *   wake_waiters(w, all) -> wake(ALL) / wake(1)
+ *   basic_shared_mutex (-DSHARED_MUTEX): enter_as_reader + take_shared,
+ *   unlock_shared, take_exclusive, unlock
+ *                         -> sm_lock_shared, sm_unlock_shared, sm_lock,
+ *                            the writer's give in thread()
+ *   counting_semaphore (-DSEMAPHORE): try_acquire, take, release
+ *                         -> sem_try_acquire, sem_acquire, sem_release
  *
  * The park state of each waiter is the scheduler's: RUNNING, PARKING
  * (switching away to its worker), PARKED, NOTIFIED (one permit), DEAD
@@ -111,6 +132,31 @@
  *   (the last one wakes all), then waits until the count is 0; a thread
  *   in TIMED gives up at its deadline (as the timed waits of semaphores
  *   and condition variables do; std::latch has none).
+ *   -DSHARED_MUTEX: instead, a shared mutex: w holds the gate in bits
+ *   0-1 and the reader count above (one_reader = 4).  Threads in WRITERS
+ *   (mask, default 2: thread 1) run NCS rounds of lock / unlock, the
+ *   others of lock_shared / unlock_shared; timed ones (TIMED) use the
+ *   try_..._until forms, which may give up (in the gate's line, or a
+ *   writer waiting for the readers, who then gives the gate back).
+ *   Steps (shared_mutex.hpp): enter_as_reader's CAS loop (one step:
+ *   readers + 1 if the gate is free); else gate::take (try_take's CAS,
+ *   else home_mutex::lock through the line); fetch_add(one_reader);
+ *   gate::give (CAS held -> free, else unlock_contended).  unlock_shared:
+ *   fetch_sub(one_reader); if it was the last reader and the gate was
+ *   taken, wake_waiters(all).  take_exclusive: gate::take; then loop:
+ *   load; no readers -> in; else wait_for_change (deadline passed: give
+ *   the gate, false; else wait_impl: load, and if unchanged the futex
+ *   wait on the whole word).  unlock: gate::give.
+ *   -DSEMAPHORE: instead, a semaphore: w holds the gate in bits 6-7 (the
+ *   code's bits 62-63) and the count below; initially SEM_INIT (default
+ *   1; with 0, thread 0 first releases one unit).  Each thread runs NCS
+ *   rounds of acquire / release (timed ones: try_acquire_until).  Steps
+ *   (semaphore.hpp): try_acquire (load and CAS loop: one step, count - 1
+ *   if the gate is free and the count > 0); else gate::take; load; loop:
+ *   count > 0 -> CAS w - 1 from the word seen (on failure the word seen
+ *   is the new one; go on), break; count 0 -> deadline passed: break;
+ *   else wait_impl, load; then gate::give.  release: fetch_add(1); if
+ *   the gate was taken, wake_waiters(one).
  *
  * Properties
  *   P1  mutual exclusion (assertion in the critical section);
@@ -128,6 +174,16 @@
  *   P4  bounded passing: the head of a lock's line is passed over at
  *       most MAXP times (assertion where a request takes a lock that is
  *       free while the head comes back).
+ *   P1 for the gated types: a writer enters with no reader counted in and
+ *       no writer inside; a reader is counted in with no writer inside; at
+ *       most SEM_UNITS threads hold a semaphore unit.  Unit and reader
+ *       conservation: the word's count (readers, or units) equals a ghost
+ *       kept beside it (nr: readers counted in; units: initial + releases
+ *       - acquires), asserted at each of the type's own accesses to the
+ *       word, and a semaphore's count is > 0 whenever a unit is taken.
+ *   Once nothing can move (timeout) and every thread finished: no queue
+ *   entry, no line, the lock free, the word 0 (mutex, latch, shared
+ *   mutex) or the count SEM_UNITS (semaphore).
  *
  * Options (spin -DNAME)
  *   NCS=n            mutex rounds per thread (default 1); NCS0, NCS1,
@@ -136,6 +192,10 @@
  *   OS_THREADS=mask  threads that park as non-fiber threads (default 0)
  *   MAXP=n           the passes the head of the line allows (default 1)
  *   LATCH            the latch client instead of the mutex
+ *   SHARED_MUTEX     the shared mutex client; WRITERS=mask its writers
+ *                    (default 2: thread 1)
+ *   SEMAPHORE        the semaphore client; SEM_INIT=n its initial count
+ *                    (default 1; 0: thread 0 releases a unit first)
  * Options: deliberately broken protocols (SPIN must find an error)
  *   BUG_CHECK_OUTSIDE_LOCK   the home compares the word, then enqueues in
  *                            a separate step (a wake can run in between)
@@ -156,6 +216,15 @@
  *                            mark of its previous wait stays
  *   BUG_DEQUEUE_BY_TICKET_ONLY  dequeue matches the entry's ticket alone,
  *                            not its waiter (tickets are per node)
+ *   BUG_LAST_READER_NO_WAKE  unlock_shared never wakes (a writer waiting
+ *                            for the readers sleeps for ever; needs an
+ *                            untimed writer)
+ *   BUG_SEM_RELEASE_NO_WAKE  release never wakes the gate's holder
+ *   BUG_GATE_CLOBBERS_OTHER_BITS  home_mutex's lock_state::store writes
+ *                            the whole word (the state alone), dropping
+ *                            the readers or the count
+ *   BUG_READER_IGNORES_GATE  enter_as_reader's CAS does not check the
+ *                            gate: a reader comes in past a writer
  *
  * Step granularity: a step holds at most one access to a shared variable
  * that is not protected by a lock, plus local work; a critical section of
@@ -169,10 +238,17 @@
  * seeing 0 and announce seeing 0 are the same outcome).  The ghosts (live,
  * ref, incs) and the timer's view of a call (tactive: it has a deadline)
  * are set in whatever step is nearest; nothing but the timer reads
- * tactive.
+ * tactive.  The gated types: every access of the type to the word is a
+ * step of its own (a load, a fetch_add / fetch_sub, a CAS), except the
+ * CAS loops whose failed iterations only re-read the word (try_take,
+ * give, enter_as_reader, try_acquire): each is one step, at its last
+ * access.  The deadline check of wait_for_change reads only the clock.
  */
 
 /* ---------------------------------------------------------------- bounds */
+#if defined(SHARED_MUTEX) + defined(SEMAPHORE) + defined(LATCH) > 1
+#error "choose one client: LATCH, SHARED_MUTEX or SEMAPHORE"
+#endif
 #ifndef NCS
 #define NCS 1           /* mutex rounds per thread                        */
 #endif
