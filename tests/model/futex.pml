@@ -6,8 +6,10 @@
  * the completion a remote call parks on (runtime/transport/transport.cpp),
  * and the lock built beside it (include/dstd/bits/lock_word.hpp and
  * runtime/sync/home_lock.cpp, whose contended paths are
- * runtime/sync/home_mutex.cpp: the line of waiters at the word's home).  tests/model/README.md explains how to run
- * it; run_spin.sh does.
+ * runtime/sync/home_mutex.cpp: the line of waiters at the word's home),
+ * and the two types whose gate is that lock on two bits of a wider word
+ * (include/dstd/bits/shared_mutex.hpp, semaphore.hpp).
+ * tests/model/README.md explains how to run it; run_spin.sh does.
  *
  * What is modelled
  * ----------------
@@ -74,18 +76,37 @@
  *   same code: CAS 0->1, else home_mutex::lock; CAS 1->0, else
  *   home_mutex::unlock)
  *                         -> lock_take, lock_give
+ *   lock_bits<Shift>::try_take / take / give (the gate: the state at bit
+ *   Shift of a word whose other bits are the type's; CAS loops that keep
+ *   them, one step each: a failed CAS only re-reads)
+ *                         -> gate_try_take, gate_take, gate_give_cas,
+ *                            gate_give_rest, gate_give (GST, GCHANGE)
  *   home_mutex's request_here, cancel_here, unlock_here (one step each
- *   under the table lock; unlock_here's wake after it)
+ *   under the table lock; unlock_here's wake after it; lock_state's
+ *   change() and store() change only the word's two bits at the shift)
  *                         -> request_here, cancel_here, unlock_here; the
- *                            line is the queue q/qt (shared with the
- *                            futex: one client runs at a time), `cm`/`cmt`
- *                            (the waiter woken without the lock, coming
- *                            back, and its mark), `heldfor` and `passes`
+ *                            line is the queue lq/lqt (the lock table's,
+ *                            apart from the futex's wait queue q/qt),
+ *                            `cm`/`cmt` (the waiter woken without the
+ *                            lock, coming back, and its mark), `heldfor`
+ *                            and `passes`; GCHANGE (change) and GSTORE
+ *                            (store) keep the word's other bits
  *   home_mutex::lock (request; park_until_marked, cancel on timeout; come
  *   back after a plain wake with a fresh mark)
  *                         -> mutex_lock (mark tk[t]: come back; tk[t]+1:
  *                            the lock is yours; tickets step by 2)
  *   latch count_down / wait (-DLATCH) -> latch_arrive_and_wait
+ *   wait_for_change (sync_core.hpp: false at once if the deadline passed,
+ *   else wait_while_equal(_until), whose result it drops) and wait_impl
+ *   (atomic_runtime.cpp: load the word; if unchanged, home_futex::wait
+ *   (_until) with it)  -> the deadline check in the callers, wait_impl
+ *   wake_waiters(w, all) -> wake(ALL) / wake(1)
+ *   basic_shared_mutex (-DSHARED_MUTEX): enter_as_reader + take_shared,
+ *   unlock_shared, take_exclusive, unlock
+ *                         -> sm_lock_shared, sm_unlock_shared, sm_lock,
+ *                            the writer's give in thread()
+ *   counting_semaphore (-DSEMAPHORE): try_acquire, take, release
+ *                         -> sem_try_acquire, sem_acquire, sem_release
  *
  * The park state of each waiter is the scheduler's: RUNNING, PARKING
  * (switching away to its worker), PARKED, NOTIFIED (one permit), DEAD
@@ -111,6 +132,31 @@
  *   (the last one wakes all), then waits until the count is 0; a thread
  *   in TIMED gives up at its deadline (as the timed waits of semaphores
  *   and condition variables do; std::latch has none).
+ *   -DSHARED_MUTEX: instead, a shared mutex: w holds the gate in bits
+ *   0-1 and the reader count above (one_reader = 4).  Threads in WRITERS
+ *   (mask, default 2: thread 1) run NCS rounds of lock / unlock, the
+ *   others of lock_shared / unlock_shared; timed ones (TIMED) use the
+ *   try_..._until forms, which may give up (in the gate's line, or a
+ *   writer waiting for the readers, who then gives the gate back).
+ *   Steps (shared_mutex.hpp): enter_as_reader's CAS loop (one step:
+ *   readers + 1 if the gate is free); else gate::take (try_take's CAS,
+ *   else home_mutex::lock through the line); fetch_add(one_reader);
+ *   gate::give (CAS held -> free, else unlock_contended).  unlock_shared:
+ *   fetch_sub(one_reader); if it was the last reader and the gate was
+ *   taken, wake_waiters(all).  take_exclusive: gate::take; then loop:
+ *   load; no readers -> in; else wait_for_change (deadline passed: give
+ *   the gate, false; else wait_impl: load, and if unchanged the futex
+ *   wait on the whole word).  unlock: gate::give.
+ *   -DSEMAPHORE: instead, a semaphore: w holds the gate in bits 6-7 (the
+ *   code's bits 62-63) and the count below; initially SEM_INIT (default
+ *   1; with 0, thread 0 first releases one unit).  Each thread runs NCS
+ *   rounds of acquire / release (timed ones: try_acquire_until).  Steps
+ *   (semaphore.hpp): try_acquire (load and CAS loop: one step, count - 1
+ *   if the gate is free and the count > 0); else gate::take; load; loop:
+ *   count > 0 -> CAS w - 1 from the word seen (on failure the word seen
+ *   is the new one; go on), break; count 0 -> deadline passed: break;
+ *   else wait_impl, load; then gate::give.  release: fetch_add(1); if
+ *   the gate was taken, wake_waiters(one).
  *
  * Properties
  *   P1  mutual exclusion (assertion in the critical section);
@@ -128,6 +174,16 @@
  *   P4  bounded passing: the head of a lock's line is passed over at
  *       most MAXP times (assertion where a request takes a lock that is
  *       free while the head comes back).
+ *   P1 for the gated types: a writer enters with no reader counted in and
+ *       no writer inside; a reader is counted in with no writer inside; at
+ *       most SEM_UNITS threads hold a semaphore unit.  Unit and reader
+ *       conservation: the word's count (readers, or units) equals a ghost
+ *       kept beside it (nr: readers counted in; units: initial + releases
+ *       - acquires), asserted at each of the type's own accesses to the
+ *       word, and a semaphore's count is > 0 whenever a unit is taken.
+ *   Once nothing can move (timeout) and every thread finished: no queue
+ *   entry, no line, the lock free, the word 0 (mutex, latch, shared
+ *   mutex) or the count SEM_UNITS (semaphore).
  *
  * Options (spin -DNAME)
  *   NCS=n            mutex rounds per thread (default 1); NCS0, NCS1,
@@ -136,6 +192,10 @@
  *   OS_THREADS=mask  threads that park as non-fiber threads (default 0)
  *   MAXP=n           the passes the head of the line allows (default 1)
  *   LATCH            the latch client instead of the mutex
+ *   SHARED_MUTEX     the shared mutex client; WRITERS=mask its writers
+ *                    (default 2: thread 1)
+ *   SEMAPHORE        the semaphore client; SEM_INIT=n its initial count
+ *                    (default 1; 0: thread 0 releases a unit first)
  * Options: deliberately broken protocols (SPIN must find an error)
  *   BUG_CHECK_OUTSIDE_LOCK   the home compares the word, then enqueues in
  *                            a separate step (a wake can run in between)
@@ -156,6 +216,15 @@
  *                            mark of its previous wait stays
  *   BUG_DEQUEUE_BY_TICKET_ONLY  dequeue matches the entry's ticket alone,
  *                            not its waiter (tickets are per node)
+ *   BUG_LAST_READER_NO_WAKE  unlock_shared never wakes (a writer waiting
+ *                            for the readers sleeps for ever; needs an
+ *                            untimed writer)
+ *   BUG_SEM_RELEASE_NO_WAKE  release never wakes the gate's holder
+ *   BUG_GATE_CLOBBERS_OTHER_BITS  home_mutex's lock_state::store writes
+ *                            the whole word (the state alone), dropping
+ *                            the readers or the count
+ *   BUG_READER_IGNORES_GATE  enter_as_reader's CAS does not check the
+ *                            gate: a reader comes in past a writer
  *
  * Step granularity: a step holds at most one access to a shared variable
  * that is not protected by a lock, plus local work; a critical section of
@@ -169,10 +238,17 @@
  * seeing 0 and announce seeing 0 are the same outcome).  The ghosts (live,
  * ref, incs) and the timer's view of a call (tactive: it has a deadline)
  * are set in whatever step is nearest; nothing but the timer reads
- * tactive.
+ * tactive.  The gated types: every access of the type to the word is a
+ * step of its own (a load, a fetch_add / fetch_sub, a CAS), except the
+ * CAS loops whose failed iterations only re-read the word (try_take,
+ * give, enter_as_reader, try_acquire): each is one step, at its last
+ * access.  The deadline check of wait_for_change reads only the clock.
  */
 
 /* ---------------------------------------------------------------- bounds */
+#if defined(SHARED_MUTEX) + defined(SEMAPHORE) + defined(LATCH) > 1
+#error "choose one client: LATCH, SHARED_MUTEX or SEMAPHORE"
+#endif
 #ifndef NCS
 #define NCS 1           /* mutex rounds per thread                        */
 #endif
@@ -195,6 +271,37 @@
 #ifndef OS_THREADS
 #define OS_THREADS 0
 #endif
+
+#ifndef WRITERS
+#define WRITERS 2       /* SHARED_MUTEX: the writers (mask; thread 1)     */
+#endif
+#ifndef SEM_INIT
+#define SEM_INIT 1      /* SEMAPHORE: the initial count (0: thread 0      */
+#endif                  /* releases a unit first)                         */
+#define SEM_UNITS (SEM_INIT + (SEM_INIT == 0))   /* units in circulation  */
+
+/* The lock's state in the word: two bits at GS (lock_bits<Shift>); the
+ * word's other bits are its type's.  A mutex's word is the state alone;
+ * a shared mutex keeps it at bit 0 and its readers above (one_reader =
+ * 4); a semaphore keeps it in the top two bits (shift 62; the model's
+ * word is a byte: bits 6-7) and its count below. */
+#ifdef SEMAPHORE
+#define GS 6
+#else
+#define GS 0
+#endif
+#define GST(v) (((v) >> GS) & 3)                 /* lock_state::of        */
+#define WITH(v, st) (((v) & (255 - (3 << GS))) | ((st) << GS))
+#define GCHANGE(st) w = WITH(w, st)              /* change(): a CAS from  */
+                                                 /* the word seen          */
+#ifdef BUG_GATE_CLOBBERS_OTHER_BITS
+#define GSTORE(st) w = (st) << GS                /* the whole word        */
+#else
+#define GSTORE(st) w = WITH(w, st)               /* store(): a CAS loop   */
+#endif
+#define ONE_READER 4
+#define NRD(v) ((v) >> 2)                        /* readers               */
+#define CNT(v) ((v) & 63)                        /* the semaphore's count */
 
 #define NN 3            /* nodes                                          */
 #define NT 3            /* threads; thread t runs on node t               */
@@ -228,6 +335,9 @@ byte w;                 /* the futex word (the lock word / latch count)   */
 byte q[NT];             /* its wait queue at the home: entries (waiter,   */
 byte qt[NT];            /* ticket), oldest first                          */
 byte qlen;
+byte lq[NT];            /* the lock's line at the home (home_mutex's      */
+byte lqt[NT];           /* table): the queue, oldest first, ...           */
+byte lqlen;
 byte cm;                /* the lock's line: the head woken to come back   */
 byte cmt;               /* (waiter + 1, 0: none) and its mark; the lock   */
 bit  heldfor;           /* held for it; passes of the head                */
@@ -247,6 +357,11 @@ bit  live[NT];          /* ghost: thread t is inside a wait               */
 bit  ref[NT];           /* ghost: something refers to t's wait: a queue   */
                         /* entry, a taken entry, a wake_waiter in flight  */
 bit  incs;              /* ghost: a thread is in the critical section     */
+                        /* (SHARED_MUTEX: a writer)                       */
+byte nr;                /* ghost (SHARED_MUTEX): readers counted in       */
+byte units;             /* ghost (SEMAPHORE): the count the word must     */
+                        /* hold (initial + releases - acquires)           */
+byte hold;              /* ghost (SEMAPHORE): threads holding a unit      */
 
 /* ------------------------------------------------------ park and unpark */
 
@@ -372,55 +487,61 @@ inline unpark_with_mark(u, m)
 
 /* ------------------------------------------------------ the wait table */
 
-/* Under the wait-table lock. */
-inline enqueue(u, tkt)
-{
-  q[qlen] = u; qt[qlen] = tkt; qlen++; ref[u] = 1
-}
+/* The queues: the futex's wait queue (q, qt, qlen) and the lock's line
+ * (lq, lqt, lqlen) are two tables at the home, each under its own lock
+ * (wait_table, lock_table); the operations below are written once for
+ * both (cpp macros: Promela's inlines take no array names). */
+
+/* Under the table's lock: append (u, tkt). */
+#define ENQUEUE_IN(Q, QT, QL, u, tkt) \
+  Q[QL] = u; QT[QL] = tkt; QL++; ref[u] = 1
+inline enqueue(u, tkt) { ENQUEUE_IN(q, qt, qlen, u, tkt) }
+inline line_enqueue(u, tkt) { ENQUEUE_IN(lq, lqt, lqlen, u, tkt) }
 
 /* dequeue(word, mine): remove the entry whose waiter is u and whose ticket
  * is tkt (BUG_DEQUEUE_BY_TICKET_ONLY: the first entry with that ticket);
- * res = found. */
-inline dequeue(u, tkt)
-{
-  res = 0; k = 0;
-  do
+ * res = found.  (home_mutex's cancel_here finds its entry the same way.) */
 #ifndef BUG_DEQUEUE_BY_TICKET_ONLY
-  :: k < qlen && q[k] == u && qt[k] == tkt -> res = 1; break
-  :: k < qlen && !(q[k] == u && qt[k] == tkt) -> k++
+#define MATCHES(Q, QT, u, tkt) (Q[k] == u && QT[k] == tkt)
 #else
-  :: k < qlen && qt[k] == tkt -> res = 1; break
-  :: k < qlen && qt[k] != tkt -> k++
+#define MATCHES(Q, QT, u, tkt) (QT[k] == tkt)
 #endif
-  :: k >= qlen -> break
-  od;
-  if
-  :: res ->
-     ref[q[k]] = 0;
-     do
-     :: k + 1 < qlen -> q[k] = q[k + 1]; qt[k] = qt[k + 1]; k++
-     :: else -> break
-     od;
-     qlen--; q[qlen] = 0; qt[qlen] = 0
-  :: else
-  fi;
+#define DEQUEUE_IN(Q, QT, QL, u, tkt) \
+  res = 0; k = 0; \
+  do \
+  :: k < QL && MATCHES(Q, QT, u, tkt) -> res = 1; break \
+  :: k < QL && !MATCHES(Q, QT, u, tkt) -> k++ \
+  :: k >= QL -> break \
+  od; \
+  if \
+  :: res -> \
+     ref[Q[k]] = 0; \
+     do \
+     :: k + 1 < QL -> Q[k] = Q[k + 1]; QT[k] = QT[k + 1]; k++ \
+     :: else -> break \
+     od; \
+     QL--; Q[QL] = 0; QT[QL] = 0 \
+  :: else \
+  fi; \
   k = 0
-}
+inline dequeue(u, tkt) { DEQUEUE_IN(q, qt, qlen, u, tkt) }
+inline line_dequeue(u, tkt) { DEQUEUE_IN(lq, lqt, lqlen, u, tkt) }
 
-/* wake_at_home, the part under the lock: take up to cnt entries. */
-inline wake_pop(cnt)
-{
-  k = 0;
-  do
-  :: k < cnt && qlen > 0 ->
-     taken[ntaken] = q[0]; takent[ntaken] = qt[0]; ntaken++;
-     q[0] = q[1]; q[1] = q[2]; q[2] = 0;
-     qt[0] = qt[1]; qt[1] = qt[2]; qt[2] = 0;
-     qlen--; k++
-  :: else -> break
-  od;
+/* wake_at_home, the part under the lock: take up to cnt entries (and
+ * unlock_here's pop of the line's front). */
+#define POP_IN(Q, QT, QL, cnt) \
+  k = 0; \
+  do \
+  :: k < cnt && QL > 0 -> \
+     taken[ntaken] = Q[0]; takent[ntaken] = QT[0]; ntaken++; \
+     Q[0] = Q[1]; Q[1] = Q[2]; Q[2] = 0; \
+     QT[0] = QT[1]; QT[1] = QT[2]; QT[2] = 0; \
+     QL--; k++ \
+  :: else -> break \
+  od; \
   k = 0
-}
+inline wake_pop(cnt) { POP_IN(q, qt, qlen, cnt) }
+inline line_pop() { POP_IN(lq, lqt, lqlen, 1) }
 
 /* wake_at_home, after the lock: sched::wake(who, ticket) for each taken
  * entry, in order: wake_here on node 0, else a wake_waiter message. */
@@ -447,16 +568,22 @@ inline wake_deliver()
 /* Under the table lock: put (u, tkt) at the head of the queue. */
 inline push_front(u_, tkt_)
 {
-  k = qlen;
+  k = lqlen;
   do
-  :: k > 0 -> q[k] = q[k - 1]; qt[k] = qt[k - 1]; k--
+  :: k > 0 -> lq[k] = lq[k - 1]; lqt[k] = lqt[k - 1]; k--
   :: else -> break
   od;
-  q[0] = u_; qt[0] = tkt_; qlen++; ref[u_] = 1
+  lq[0] = u_; lqt[0] = tkt_; lqlen++; ref[u_] = 1
 }
 
-/* home_mutex's request_here(word, (rw, rt), ret), one step under the
- * table lock: res = 1 (the lock is the caller's) or 0 (queued). */
+/* home_mutex's request_here(word, shift, (rw, rt), ret), one step under
+ * the table lock: res = 1 (the lock is the caller's) or 0 (queued).  The
+ * word's state is GST(w); lock_state's change() (a CAS from the word
+ * seen) and store() (a CAS loop) keep the other bits (GCHANGE, GSTORE).
+ * The code's loop of loads and CASes is one step: a failed CAS only
+ * re-reads, and the state cannot leave 3 (or a held state with the line
+ * at its head) but under this lock: the fast paths need 0 (take) or 1
+ * (give). */
 inline request_here(rw, rt, ret)
 {
   if
@@ -464,17 +591,17 @@ inline request_here(rw, rt, ret)
      assert(cm == rw + 1);                      /* it was woken to come back */
      ok = heldfor; cm = 0; cmt = 0; heldfor = 0;
      if
-     :: ok || w == 3 ->
+     :: ok || GST(w) == 3 ->
         passes = 0; res = 1;
-        if :: qlen == 0 -> w = 1 :: else -> w = 2 fi
-     :: else -> assert(w == 2); push_front(rw, rt); res = 0
+        if :: lqlen == 0 -> GSTORE(1) :: else -> GSTORE(2) fi  /* held_state */
+     :: else -> assert(GST(w) == 2); push_front(rw, rt); res = 0
      fi;
      ok = 0
   :: !ret ->
      if
-     :: w == 0 -> w = 1; res = 1
-     :: w == 1 || w == 2 -> w = 2; enqueue(rw, rt); res = 0
-     :: w == 3 -> w = 2; passes++; assert(passes <= MAXP); res = 1   /* P4 */
+     :: GST(w) == 0 -> GCHANGE(1); res = 1
+     :: GST(w) == 1 || GST(w) == 2 -> GCHANGE(2); line_enqueue(rw, rt); res = 0
+     :: GST(w) == 3 -> GSTORE(2); passes++; assert(passes <= MAXP); res = 1   /* P4 */
      fi
   fi
 }
@@ -482,8 +609,8 @@ inline request_here(rw, rt, ret)
 /* cancel_here(word, (cw, ct)): res = 1 if it was still queued. */
 inline cancel_here(cw, ct)
 {
-  ok = (qlen > 0 && q[0] == cw && qt[0] == ct && cm == 0);
-  dequeue(cw, ct);
+  ok = (lqlen > 0 && lq[0] == cw && lqt[0] == ct && cm == 0);
+  line_dequeue(cw, ct);
   if :: res && ok -> passes = 0 :: else fi;     /* the head left          */
   ok = 0
 }
@@ -498,18 +625,18 @@ inline unlock_here()
 #ifndef BUG_NO_HANDOFF
      :: passes >= MAXP -> heldfor = 1           /* held for the head      */
 #endif
-     :: else -> w = 3                           /* free while it comes    */
+     :: else -> GSTORE(3)                       /* free while it comes    */
      fi
-  :: cm == 0 && qlen == 0 -> w = 0
-  :: cm == 0 && qlen > 0 ->
-     wake_pop(1);
+  :: cm == 0 && lqlen == 0 -> GSTORE(0)         /* no line (timed out)    */
+  :: cm == 0 && lqlen > 0 ->
+     line_pop();
      if
 #ifndef BUG_NO_HANDOFF
      :: passes >= MAXP ->                       /* the lock is the head's */
         takent[0] = takent[0] + 1; passes = 0;
-        if :: qlen == 0 -> w = 1 :: else -> w = 2 fi
+        if :: lqlen == 0 -> GSTORE(1) :: else -> GSTORE(2) fi
 #endif
-     :: else -> cm = taken[0] + 1; cmt = takent[0]; w = 3   /* come back  */
+     :: else -> cm = taken[0] + 1; cmt = takent[0]; GSTORE(3)   /* come back */
      fi
   fi
 }
@@ -764,13 +891,58 @@ inline mutex_lock()
   od
 }
 
+/* lock_bits<GS>::try_take(w, guess), inside an atomic step: the code's
+ * loop of CASes (v | held from v, while v's state is free) is one step,
+ * since a failed CAS only re-reads: the state free -> held, the other bits
+ * kept. */
+inline gate_try_take()
+{
+  if :: GST(w) == 0 -> GCHANGE(1); got = 1 :: else fi
+}
+
+/* lock_bits<GS>::give's CAS loop (v & ~mask from v, while v's state is
+ * held): one step, as above; old = 1 if it gave the lock. */
+inline gate_give_cas()
+{
+  if :: GST(w) == 1 -> GCHANGE(0); old = 1 :: else fi
+}
+
+/* ... else unlock_contended: home_mutex::unlock (at home: unlock_here then
+ * the wake; elsewhere a message). */
+inline gate_give_rest()
+{
+  if
+  :: old -> old = 0                             /* nobody waited           */
+  :: else ->
+     if
+     :: n == HOME -> atomic { unlock_here() }; wake_deliver()
+     :: n != HOME -> c2h[n] ! M_UNLOCK, t, 0, 0
+     fi
+  fi
+}
+
+/* lock_bits::take (try_take, else lock_contended: home_mutex::lock);
+ * got = 1 if it took the lock. */
+inline gate_take()
+{
+  atomic { gate_try_take() };
+  if :: !got -> mutex_lock() :: else fi
+}
+
+/* lock_bits::give. */
+inline gate_give()
+{
+  atomic { gate_give_cas() };
+  gate_give_rest()
+}
+
 /* lock_word::take / take_until; home_lock::lock: CAS 0 -> 1, else
  * home_mutex::lock. */
 inline lock_take()
 {
   atomic {
     tactive[t] = timed;                         /* the deadline            */
-    if :: w == 0 -> w = 1; got = 1 :: else fi   /* try_take: CAS 0 -> 1    */
+    gate_try_take()                             /* try_take: CAS 0 -> 1    */
   };
   if
   :: !got -> mutex_lock()
@@ -779,18 +951,168 @@ inline lock_take()
   atomic { tactive[t] = 0; expired[t] = 0 }
 }
 
-/* lock_word::give; home_lock::unlock: CAS 1 -> 0, else home_mutex::unlock
- * (at home: unlock_here then the wake; elsewhere a message). */
+/* lock_word::give; home_lock::unlock: CAS 1 -> 0, else home_mutex::unlock. */
 inline lock_give()
 {
-  atomic { if :: w == 1 -> w = 0; old = 1 :: else fi };   /* CAS 1 -> 0 */
+  atomic { gate_give_cas() };                   /* CAS 1 -> 0              */
+  gate_give_rest()
+}
+
+/* dstd::detail::wait_impl (atomic_runtime.cpp) for an 8-byte word, as
+ * wait_for_change calls it once its deadline has not passed: load the
+ * word; if it is still `seen`, home_futex::wait(_until)(w, word). */
+inline wait_impl(seen)
+{
   if
-  :: old -> old = 0                             /* nobody waited           */
-  :: else ->
+  :: w == seen -> futex_wait(seen)              /* hw::load: unchanged     */
+  :: else                                       /* changed: return         */
+  fi
+}
+
+/* ----------------------------------------- shared mutex (-DSHARED_MUTEX) */
+/* shared_mutex.hpp: the gate at bit 0 (GS 0), the reader count above it
+ * (one_reader = 4).  Ghosts: nr, the readers counted in (the count the
+ * word must hold); incs, a writer inside. */
+
+/* take_shared(until): enter_as_reader, else the gate, fetch_add, give. */
+inline sm_lock_shared()
+{
+  atomic {                                      /* enter_as_reader: CAS    */
+    tactive[t] = timed;                         /* s + one_reader from s,  */
+#ifdef BUG_READER_IGNORES_GATE                  /* while s's gate is free  */
+    w = w + ONE_READER; nr++; inu = 1; assert(!incs)   /* P1 */
+#else
+    if
+    :: GST(w) == 0 -> w = w + ONE_READER; nr++; inu = 1; assert(!incs)   /* P1 */
+    :: else
+    fi
+#endif
+  };
+  if
+  :: !inu ->
+     gate_take();                               /* gate::take(w_, 0, until) */
      if
-     :: n == HOME -> atomic { unlock_here() }; wake_deliver()
-     :: n != HOME -> c2h[n] ! M_UNLOCK, t, 0, 0
+     :: got ->
+        atomic {                                /* fetch_add(one_reader)   */
+          assert(NRD(w) == nr);                 /* the count is kept       */
+          w = w + ONE_READER; nr++; inu = 1; got = 0; assert(!incs)   /* P1 */
+        };
+        gate_give()                             /* give(w_, s + one_reader) */
+     :: else                                    /* timed out: false        */
      fi
+  :: else
+  fi;
+  atomic { tactive[t] = 0; expired[t] = 0 }
+}
+
+/* unlock_shared: fetch_sub(one_reader); the last reader out with the gate
+ * taken wakes all (the writer waiting for the readers). */
+inline sm_unlock_shared()
+{
+  atomic {                                      /* fetch_sub(one_reader)   */
+    assert(nr > 0 && NRD(w) == nr);             /* the count is kept       */
+    old = w; w = w - ONE_READER; nr--; inu = 0
+  };
+  if
+#ifndef BUG_LAST_READER_NO_WAKE
+  :: NRD(old) == 1 && GST(old) != 0 -> old = 0; wake(ALL)  /* wake_waiters(w, all) */
+#endif
+  :: else -> old = 0
+  fi
+}
+
+/* take_exclusive(until): the gate, then wait until no reader is inside;
+ * a timed writer whose deadline passed gives the gate back. */
+inline sm_lock()
+{
+  atomic { tactive[t] = timed; gate_try_take() };
+  if :: !got -> mutex_lock() :: else fi;        /* gate::take(w_, 0, until) */
+  if
+  :: got ->
+     do
+     :: atomic { s = w };                       /* load                    */
+        if
+        :: s < ONE_READER -> s = 0; break       /* no reader inside        */
+        :: else ->                              /* wait_for_change(w, s, until) */
+           if
+           :: timed && expired[t] ->            /* now >= deadline: false  */
+              s = 0; got = 0; gate_give(); break   /* give(w_, 0)          */
+           :: else -> wait_impl(s)
+           fi
+        fi
+     od
+  :: else
+  fi;
+  atomic { tactive[t] = 0; expired[t] = 0 }
+}
+
+/* ---------------------------------------------- semaphore (-DSEMAPHORE) */
+/* semaphore.hpp: the gate in the word's top two bits (lock_bits<62>; in
+ * the model's byte, bits 6-7: GS 6), the count below it.  Ghosts: units,
+ * the count the word must hold (initial + releases - acquires); hold, the
+ * threads holding a unit. */
+
+/* try_acquire, inside an atomic step: load, then CAS w - 1 from w while
+ * the gate is free and w > 0 (one step: a failed CAS only re-reads). */
+inline sem_try_acquire()
+{
+  assert(CNT(w) == units);                      /* no unit lost or made    */
+  if
+  :: GST(w) == 0 && CNT(w) > 0 -> w = w - 1; units--; inu = 1
+  :: else
+  fi
+}
+
+/* take(until): try_acquire, else the gate; then, holding it, take a unit
+ * when there is one, else wait for a change; give the gate. */
+inline sem_acquire()
+{
+  atomic { tactive[t] = timed; sem_try_acquire() };
+  if
+  :: !inu ->
+     gate_take();                               /* gate::take(word_, 0, until) */
+     if
+     :: got ->
+        atomic { assert(CNT(w) == units); s = w };   /* load               */
+        do
+        :: CNT(s) > 0 ->                        /* CAS(w, w - 1)           */
+           atomic {
+             assert(CNT(w) == units);
+             if
+             :: w == s -> w = w - 1; units--; inu = 1
+             :: else -> s = w                   /* continue                */
+             fi
+           };
+           if :: inu -> break :: else fi
+        :: CNT(s) == 0 ->
+           if
+           :: timed && expired[t] -> break      /* wait_for_change: false  */
+           :: else ->
+              wait_impl(s);
+              atomic { assert(CNT(w) == units); s = w }   /* load          */
+           fi
+        od;
+        s = 0; got = 0;
+        gate_give()                             /* give(word_, w - 1 or w) */
+     :: else                                    /* timed out in the line   */
+     fi
+  :: else
+  fi;
+  atomic { tactive[t] = 0; expired[t] = 0 }
+}
+
+/* release(1): fetch_add(1); if the gate was taken, wake one (its holder). */
+inline sem_release()
+{
+  atomic {
+    assert(CNT(w) == units);
+    old = w; w = w + 1; units++; hold = hold - inu; inu = 0
+  };
+  if
+#ifndef BUG_SEM_RELEASE_NO_WAKE
+  :: GST(old) != 0 -> old = 0; wake(1)          /* wake_waiters(w, false)  */
+#endif
+  :: else -> old = 0
   fi
 }
 
@@ -828,9 +1150,54 @@ proctype thread(byte t)
   byte old, res, k, u, ntaken, round;
   byte taken[NT], takent[NT];
   bit got, pk, ok, back;
+#if defined(SHARED_MUTEX) || defined(SEMAPHORE)
+  byte s;
+  bit inu;
+#endif
 
 #ifdef LATCH
   latch_arrive_and_wait();
+#elif defined(SHARED_MUTEX)
+  round = 0;
+  do
+  :: round < ROUNDS(t) && ((WRITERS >> t) & 1) ->   /* a writer           */
+     sm_lock();
+     if
+     :: got ->
+        atomic { assert(!incs && nr == 0); incs = 1 };   /* P1             */
+        got = 0;
+        atomic { incs = 0; gate_give_cas() };   /* unlock: give(w_, 0)     */
+        gate_give_rest()
+     :: else                                    /* try_lock_until: false   */
+     fi;
+     round++
+  :: round < ROUNDS(t) && !((WRITERS >> t) & 1) ->  /* a reader           */
+     sm_lock_shared();
+     if
+     :: inu -> sm_unlock_shared()               /* (P1: asserted at entry) */
+     :: else                                    /* try_lock_shared_until   */
+     fi;
+     round++
+  :: else -> break
+  od;
+#elif defined(SEMAPHORE)
+  if
+  :: SEM_INIT == 0 && t == 0 -> sem_release()   /* the first unit          */
+  :: else
+  fi;
+  round = 0;
+  do
+  :: round < ROUNDS(t) ->
+     sem_acquire();
+     if
+     :: inu ->
+        atomic { assert(hold < SEM_UNITS); hold++ };   /* P1               */
+        sem_release()
+     :: else                                    /* try_acquire_until: false */
+     fi;
+     round++
+  :: else -> break
+  od;
 #else
   round = 0;
   do
@@ -858,6 +1225,9 @@ init
 #ifdef LATCH
     w = NT;
 #endif
+#ifdef SEMAPHORE
+    w = SEM_INIT; units = SEM_INIT;
+#endif
     run home_service();
     run node_service(1);
     run node_service(2);
@@ -867,5 +1237,22 @@ init
     if :: (TIMED & 1) -> run timer(0) :: else fi;
     if :: (TIMED & 2) -> run timer(1) :: else fi;
     if :: (TIMED & 4) -> run timer(2) :: else fi
-  }
+  };
+  /* Once nothing can move: if every thread finished, nothing is left
+   * behind (no queue entry, no line, the lock free, the count kept). */
+  timeout ->
+  if
+  :: pst[0] == DEAD && pst[1] == DEAD && pst[2] == DEAD ->
+     assert(qlen == 0 && lqlen == 0 && cm == 0 && GST(w) == 0);
+#ifdef SHARED_MUTEX
+     assert(w == 0 && nr == 0)
+#elif defined(SEMAPHORE)
+     assert(CNT(w) == units && units == SEM_UNITS && hold == 0)
+#elif defined(LATCH)
+     assert(w == 0)
+#else
+     assert(w == 0)
+#endif
+  :: else                                       /* a deadlock: P2 reports it */
+  fi
 }
