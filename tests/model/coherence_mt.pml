@@ -217,6 +217,14 @@
  *   PREFETCH                 node 2's workers may prefetch after acquires
  *   WRITE_AHEAD              node 2's write faults may take the other page
  *                            writable too (W1-W5; with or without GROUP)
+ *   V2                       the v2 acquire, versions and notices (below;
+ *                            not with GROUP, PREFETCH, WRITE_AHEAD)
+ *   NOTHER=n (V2)            home NOTHER_HOME (default 1) applies n batches
+ *                            to a page no modelled node caches (count and
+ *                            ring only)
+ *   CAP=n (V2)               notice ring slots per home (default 1)
+ *   NO_P6, NO_P7 (V2)        leave out the monitor's invariants (to see
+ *                            what the data assertions alone catch)
  * Broken protocols (SPIN must find an error)
  *   BUG_PUSH_CACHED_AFTER_FETCH   issue 10: F1 does not push, F3 does.
  *       B's fetch is in flight; an acquire on A finds the lists empty (or
@@ -283,6 +291,77 @@
  *       the pages ahead; the pages ahead could even be listed after the
  *       protect.  (Issue 10's second race needs the faulting page itself
  *       unlisted, BUG_PUSH_DIRTY_AFTER_PROTECT.)
+ *
+ * V2: the acquire that keeps what did not change (-DV2)
+ * ------------------------------------------------------
+ * docs/DESIGN.md s.4 "Versions and notices"; coherence.pml -DV2 checks the
+ * same protocol with one thread per node, coarsely.  Here node 2's acquire
+ * is drop_changed_pages step by step, with B's faults, writes and
+ * releases interleaved.  State (coherence.pml -DV2's encoding): per home h
+ * (= page h) ver[h], notices[h], reserved[h], wepoch[h], exported[h], a
+ * ring of CAP slots with ghost notice numbers (ringno; a slot holding
+ * another notice reads as its page or OTHER, a page of that home no
+ * modelled node caches); per node cv[p] (directory.version), sn[h] and
+ * sw[h] (homes[h].seen), mk (homes[h].exported), ls (the listed flags of
+ * page_directory::list_cached).  Steps, with the code they follow:
+ *   fault (F2) = fetch_pages: read_versions: export_from(home) -- if the
+ *     node's flag is clear, the one-sided write of exported[h], then the
+ *     flag (two steps) --, the version read into cv (one step), then the
+ *     bytes (F2 as before).  F1's push is list_cached (no push while the
+ *     listed flag is set: a page dropped by notices stays on the list).
+ *   release: a home's release (nodes 0, 1) bumps its write epoch if
+ *     exported (note_release; their releases are atomic: node 2 homes
+ *     nothing).  send_and_wait's note_applied, in the step of the wait for
+ *     the acks: per home a batch went to, if the reply's count before is
+ *     sn[h], sn[h] = the count after and cv[page]++ (asserting the page's
+ *     version after the batch is cv + 1); else nothing.
+ *   home_server = batch_applier, one batch at a time per home: the bytes;
+ *     the version; the reserve count; the ring entry; the count published
+ *     with the reply (five steps).  NOTHER: batches to an unmodelled page
+ *     (reserve, entry, count).
+ *   acquire: the flush and its wait as before, then drop_changed_pages in
+ *     steps V1-V7 (see the inline): the summaries (nothing moved: return,
+ *     no list taken, no page locked); the counts whole and the notices and
+ *     reserve count; the walk (take_all of cached, lock each page, drop /
+ *     keep-and-relist-before-unlock / refresh by home, still_current's
+ *     version reads then verdicts) when a home is DIFFS or WROTE; the
+ *     noticed pages locked and judged (they stay listed); the drops; the
+ *     refreshes (version, bytes, merge, list_cached, unlock); seen.
+ * Properties added: P6 (the list invariant of DESIGN s.4.1: a read-only
+ * or dirty page of node 2 that is unlocked is on cached, or taken from it
+ * by an acquire that has not locked it yet) and P7 (the own-diff
+ * invariant: while home h is between batches and notices[h] == sn[h] of a
+ * node, a page that node caches from h has cv == ver), checked by a
+ * monitor process at every state; and note_applied's assertion.
+ * Broken variants (SPIN must find an error; README.md gives the runs):
+ *   BUG_V2_NOTICED_NO_WAIT   judge_noticed_pages looks at the page's state
+ *       before waiting for its lock and skips an invalid page: B's fetch
+ *       of page 1 is in flight (version and bytes read before node 0's
+ *       diff); A's acquire reads the notice naming page 1, skips it; B
+ *       installs the old bytes, A's seen catches up (P7), A reads byte 4
+ *       (P1).
+ *   BUG_V2_NOTICED_UNLISTED  a page dropped by notices is also taken off
+ *       cached while its listed flag stays set: B's next fault does not
+ *       list it, so it is cached and on no list (P6); a later walk would
+ *       keep it whatever its home did.
+ *   BUG_V2_KEEP_WITHOUT_RELIST  (with B_ACQUIRES) the walk unlocks a page
+ *       it keeps and relists it after the walk (still under sync_mutex):
+ *       caught by P6 only; the data assertions see nothing, since every
+ *       thread that could depend on the list waits for sync_mutex or sees
+ *       sync_in_progress (README.md).
+ *   BUG_V2_REFRESH_NO_LIST   a page the walk took and refreshed is unlocked
+ *       without list_cached: dirty and on no list (P6).
+ *   BUG_V2_TRUST_OWN_DIFF    note_applied moves seen on and bumps cv on
+ *       every reply, even when another node's diff came between (the
+ *       reply's assertion is then not checked): P7.
+ *   BUG_V2_VERSION_AFTER_DATA  (with NOTHER) a fault reads the version
+ *       after the bytes: a diff between makes old bytes look current to
+ *       still_current when the ring passed (P1).
+ *   BUG_V2_EXPORT_AFTER_FETCH  the exported word is written after the
+ *       fetch: the home's release in between does not bump its write
+ *       epoch, and the acquire keeps the old bytes (P1).
+ *   BUG_V2_NO_HOME_BUMP      a home's release does not bump its write
+ *       epoch (P1).
  */
 
 #if defined(GROUP) && \
@@ -383,6 +462,12 @@ byte tfl[NT];           /* diffs thread t sent, not yet applied (its acks) */
 #endif
 #define OTHER NP        /* an entry naming a page of the home that no
                          * modelled node caches                            */
+#ifndef NOTHER
+#define NOTHER 0        /* batches to an unmodelled page of home NOTHER_HOME */
+#endif
+#ifndef NOTHER_HOME
+#define NOTHER_HOME 1
+#endif
 #define NONE 255
 byte ver[NP];           /* home: version of page p                          */
 byte notices[NP];       /* home h: notice count published                   */
@@ -1453,6 +1538,7 @@ proctype home_server(chan in; byte h)
   byte s, p, mm, v0, v1, v2;
 #ifdef V2
   byte written;         /* batch_applier's written_ (the reserve count)    */
+  byte nother;          /* NOTHER: batches to the other page applied       */
 #endif
   xr in;
 end_wait:
@@ -1483,6 +1569,17 @@ end_wait:
        tfl[s]--;                /* the ack */
        s = 0; p = 0; mm = 0; v0 = 0; v1 = 0; v2 = 0
      }
+#if defined(V2) && NOTHER > 0
+  :: h == NOTHER_HOME && nother < NOTHER && ndone < NT ->  /* a batch from a node */
+     atomic { nother++; applying[h] = 1 };       /* outside the model, to */
+     atomic { reserved[h] = written + 1 };       /* another page of home  */
+     atomic {                                    /* 1 (its bytes and      */
+       ring[h*CAP + written % CAP] = OTHER;      /* version unmodelled)   */
+       ringno[h*CAP + written % CAP] = written;
+       written++
+     };
+     atomic { notices[h] = written; applying[h] = 0 }
+#endif
   od
 }
 
@@ -1630,15 +1727,21 @@ proctype final_check()
                    ((nd[2].cached | nd[2].tk) & BIT(p)) != 0)
 #define CURRENT(m, h) (applying[h] || notices[h] != nd[m].sn[h] || \
                        nd[m].st[h] == INVALID || nd[m].cv[h] == ver[h])
+#if !defined(NO_P6) || !defined(NO_P7)
 proctype monitor()
 {
 end_watch:
   do
+#ifndef NO_P6
   :: atomic { !(LISTED(0) && LISTED(1)) -> assert(false) }          /* P6 */
+#endif
+#ifndef NO_P7
   :: atomic { !(CURRENT(0, 1) && CURRENT(1, 0) && CURRENT(2, 0) &&
                 CURRENT(2, 1)) -> assert(false) }                   /* P7 */
+#endif
   od
 }
+#endif
 #endif
 
 init
@@ -1651,7 +1754,9 @@ init
     :: else -> break
     od;
     k = 0;
+#if !defined(NO_P6) || !defined(NO_P7)
     run monitor();
+#endif
 #endif
     run home_server(homeq[0], 0);
     run home_server(homeq[1], 1);
