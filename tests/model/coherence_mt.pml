@@ -327,6 +327,10 @@
  *     version reads then verdicts) when a home is DIFFS or WROTE; the
  *     noticed pages locked and judged (they stay listed); the drops; the
  *     refreshes (version, bytes, merge, list_cached, unlock); seen.
+ * Not modelled in V2: one page per home (a fetch of another page of a
+ * home while a batch to it is applied), the summaries' and notices' reads
+ * of several homes in flight at once (one home after the other here),
+ * GROUP / PREFETCH / WRITE_AHEAD on the v2 acquire.
  * Properties added: P6 (the list invariant of DESIGN s.4.1: a read-only
  * or dirty page of node 2 that is unlocked is on cached, or taken from it
  * by an acquire that has not locked it yet) and P7 (the own-diff
