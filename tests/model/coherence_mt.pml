@@ -217,6 +217,14 @@
  *   PREFETCH                 node 2's workers may prefetch after acquires
  *   WRITE_AHEAD              node 2's write faults may take the other page
  *                            writable too (W1-W5; with or without GROUP)
+ *   V2                       the v2 acquire, versions and notices (below;
+ *                            not with GROUP, PREFETCH, WRITE_AHEAD)
+ *   NOTHER=n (V2)            home NOTHER_HOME (default 1) applies n batches
+ *                            to a page no modelled node caches (count and
+ *                            ring only)
+ *   CAP=n (V2)               notice ring slots per home (default 1)
+ *   NO_P6, NO_P7 (V2)        leave out the monitor's invariants (to see
+ *                            what the data assertions alone catch)
  * Broken protocols (SPIN must find an error)
  *   BUG_PUSH_CACHED_AFTER_FETCH   issue 10: F1 does not push, F3 does.
  *       B's fetch is in flight; an acquire on A finds the lists empty (or
@@ -283,6 +291,81 @@
  *       the pages ahead; the pages ahead could even be listed after the
  *       protect.  (Issue 10's second race needs the faulting page itself
  *       unlisted, BUG_PUSH_DIRTY_AFTER_PROTECT.)
+ *
+ * V2: the acquire that keeps what did not change (-DV2)
+ * ------------------------------------------------------
+ * docs/DESIGN.md s.4 "Versions and notices"; coherence.pml -DV2 checks the
+ * same protocol with one thread per node, coarsely.  Here node 2's acquire
+ * is drop_changed_pages step by step, with B's faults, writes and
+ * releases interleaved.  State (coherence.pml -DV2's encoding): per home h
+ * (= page h) ver[h], notices[h], reserved[h], wepoch[h], exported[h], a
+ * ring of CAP slots with ghost notice numbers (ringno; a slot holding
+ * another notice reads as its page or OTHER, a page of that home no
+ * modelled node caches); per node cv[p] (directory.version), sn[h] and
+ * sw[h] (homes[h].seen), mk (homes[h].exported), ls (the listed flags of
+ * page_directory::list_cached).  Steps, with the code they follow:
+ *   fault (F2) = fetch_pages: read_versions: export_from(home) -- if the
+ *     node's flag is clear, the one-sided write of exported[h], then the
+ *     flag (two steps) --, the version read into cv (one step), then the
+ *     bytes (F2 as before).  F1's push is list_cached (no push while the
+ *     listed flag is set: a page dropped by notices stays on the list).
+ *   release: a home's release (nodes 0, 1) bumps its write epoch if
+ *     exported (note_release; their releases are atomic: node 2 homes
+ *     nothing).  send_and_wait's note_applied, in the step of the wait for
+ *     the acks: per home a batch went to, if the reply's count before is
+ *     sn[h], sn[h] = the count after and cv[page]++ (asserting the page's
+ *     version after the batch is cv + 1); else nothing.
+ *   home_server = batch_applier, one batch at a time per home: the bytes;
+ *     the version; the reserve count; the ring entry; the count published
+ *     with the reply (five steps).  NOTHER: batches to an unmodelled page
+ *     (reserve, entry, count).
+ *   acquire: the flush and its wait as before, then drop_changed_pages in
+ *     steps V1-V7 (see the inline): the summaries (nothing moved: return,
+ *     no list taken, no page locked); the counts whole and the notices and
+ *     reserve count; the walk (take_all of cached, lock each page, drop /
+ *     keep-and-relist-before-unlock / refresh by home, still_current's
+ *     version reads then verdicts) when a home is DIFFS or WROTE; the
+ *     noticed pages locked and judged (they stay listed); the drops; the
+ *     refreshes (version, bytes, merge, list_cached, unlock); seen.
+ * Not modelled in V2: one page per home (a fetch of another page of a
+ * home while a batch to it is applied), the summaries' and notices' reads
+ * of several homes in flight at once (one home after the other here),
+ * GROUP / PREFETCH / WRITE_AHEAD on the v2 acquire.
+ * Properties added: P6 (the list invariant of DESIGN s.4.1: a read-only
+ * or dirty page of node 2 that is unlocked is on cached, or taken from it
+ * by an acquire that has not locked it yet) and P7 (the own-diff
+ * invariant: while home h is between batches and notices[h] == sn[h] of a
+ * node, a page that node caches from h has cv == ver), checked by a
+ * monitor process at every state; and note_applied's assertion.
+ * Broken variants (SPIN must find an error; README.md gives the runs):
+ *   BUG_V2_NOTICED_NO_WAIT   judge_noticed_pages looks at the page's state
+ *       before waiting for its lock and skips an invalid page: B's fetch
+ *       of page 1 is in flight (version and bytes read before node 0's
+ *       diff); A's acquire reads the notice naming page 1, skips it; B
+ *       installs the old bytes, A's seen catches up (P7), A reads byte 4
+ *       (P1).
+ *   BUG_V2_NOTICED_UNLISTED  a page dropped by notices is also taken off
+ *       cached while its listed flag stays set: B's next fault does not
+ *       list it, so it is cached and on no list (P6); a later walk would
+ *       keep it whatever its home did.
+ *   BUG_V2_KEEP_WITHOUT_RELIST  (with B_ACQUIRES) the walk unlocks a page
+ *       it keeps and relists it after the walk (still under sync_mutex):
+ *       caught by P6 only; the data assertions see nothing, since every
+ *       thread that could depend on the list waits for sync_mutex or sees
+ *       sync_in_progress (README.md).
+ *   BUG_V2_REFRESH_NO_LIST   a page the walk took and refreshed is unlocked
+ *       without list_cached: dirty and on no list (P6).
+ *   BUG_V2_TRUST_OWN_DIFF    note_applied moves seen on and bumps cv on
+ *       every reply, even when another node's diff came between (the
+ *       reply's assertion is then not checked): P7.
+ *   BUG_V2_VERSION_AFTER_DATA  (with NOTHER) a fault reads the version
+ *       after the bytes: a diff between makes old bytes look current to
+ *       still_current when the ring passed (P1).
+ *   BUG_V2_EXPORT_AFTER_FETCH  the exported word is written after the
+ *       fetch: the home's release in between does not bump its write
+ *       epoch, and the acquire keeps the old bytes (P1).
+ *   BUG_V2_NO_HOME_BUMP      a home's release does not bump its write
+ *       epoch (P1).
  */
 
 #if defined(GROUP) && \
@@ -295,6 +378,18 @@
 #if !defined(WRITE_AHEAD) && \
     (defined(BUG_WRITE_AHEAD_PROTECT_BEFORE_PUSH) || defined(BUG_WRITE_AHEAD_TWIN_AFTER_PROTECT))
 #error "the BUG_WRITE_AHEAD_ variants need WRITE_AHEAD"
+#endif
+
+#if defined(V2) && (defined(GROUP) || defined(PREFETCH) || defined(WRITE_AHEAD) || \
+    defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED) || \
+    defined(BUG_INVALIDATE_SKIPS_DIRTY) || defined(BUG_INVALIDATE_BEFORE_ACK))
+#error "V2 models single-page faults and the v2 acquire only"
+#endif
+#if !defined(V2) && (defined(BUG_V2_NOTICED_NO_WAIT) || defined(BUG_V2_NOTICED_UNLISTED) || \
+    defined(BUG_V2_KEEP_WITHOUT_RELIST) || defined(BUG_V2_TRUST_OWN_DIFF) || \
+    defined(BUG_V2_VERSION_AFTER_DATA) || defined(BUG_V2_EXPORT_AFTER_FETCH) || \
+    defined(BUG_V2_NO_HOME_BUMP) || defined(BUG_V2_REFRESH_NO_LIST))
+#error "the BUG_V2_ variants need V2"
 #endif
 
 /* ---------------------------------------------------------------- bounds */
@@ -345,12 +440,53 @@ typedef Node {          /* one node's coherence state, shared by its threads */
   byte dirty;           /* directory.dirty as a set                        */
   byte smx;             /* sync_mutex: 0 free, else holder tid + 1         */
   bit  sip;             /* sync_in_progress                                */
+#ifdef V2
+  byte cv[NP];          /* directory.version: the version read before the
+                         * page's bytes (meaningful while not INVALID)     */
+  byte sn[NP];          /* homes[h].seen.notices: the count caught up with */
+  byte sw[NP];          /* homes[h].seen.write_epoch                       */
+  byte mk;              /* homes[h].exported (bit h): exported[h] written  */
+  byte ls;              /* the listed flags (bit p): on cached, or taken
+                         * from it by an acquire that has not let it go    */
+  byte tk;              /* ghost: taken from cached by the acquire and not
+                         * yet locked (P6)                                  */
+#endif
 };
 Node nd[NN];
 
 /* apply_diffs messages: sender thread, page, byte mask, 3 values. */
 chan homeq[NP] = [NT] of { byte, byte, byte, byte, byte, byte };
 byte tfl[NT];           /* diffs thread t sent, not yet applied (its acks) */
+
+#ifdef V2
+/* Versions and notices (page_versions.hpp, home_apply.cpp), home h = page
+ * h: coherence.pml -DV2's encoding. */
+#ifndef CAP
+#define CAP 1           /* notice ring slots per home                      */
+#endif
+#define OTHER NP        /* an entry naming a page of the home that no
+                         * modelled node caches                            */
+#ifndef NOTHER
+#define NOTHER 0        /* batches to an unmodelled page of home NOTHER_HOME */
+#endif
+#ifndef NOTHER_HOME
+#define NOTHER_HOME 1
+#endif
+#define NONE 255
+byte ver[NP];           /* home: version of page p                          */
+byte notices[NP];       /* home h: notice count published                   */
+byte reserved[NP];      /* home h: reserve count                            */
+byte ring[NP*CAP];      /* home h's notices at h*CAP..: page indices        */
+byte ringno[NP*CAP];    /* ghost: the number of the notice in each slot     */
+byte wepoch[NP];        /* home h: releases since it was first exported     */
+bit  exported[NP];      /* home h: some node has fetched from it            */
+bit  applying[NP];      /* ghost: home h is inside a batch (P7)             */
+/* The reply to thread t's batch for home h (notice_span), at t*NP+h:
+ * count before, after, and (ghost) the page's version after the batch. */
+byte ackb[NT*NP];
+byte acka[NT*NP];
+byte ackv[NT*NP];
+#endif
 
 byte last[NB];          /* ghost: last value written                       */
 byte ndone;             /* threads that have exited                        */
@@ -378,6 +514,21 @@ inline push_dirty(p)
 {
   assert((F.dirty & BIT(p)) == 0);
   F.dirty = F.dirty | BIT(p)
+}
+
+/* The fault's push (F1) and the refresh's (I5): v1 pushes (the page is on
+ * no list); V2's directory.list_cached pushes only a page whose listed
+ * flag is clear (a page the notices dropped stays listed). */
+inline list_cached(p)
+{
+#ifdef V2
+  if
+  :: (F.ls & BIT(p)) == 0 -> F.ls = F.ls | BIT(p); push_cached(p)
+  :: else
+  fi
+#else
+  push_cached(p)
+#endif
 }
 
 /* ----------------------------------------------------------------- fault */
@@ -541,6 +692,52 @@ inline fetch(p)
 #endif
 }
 
+/* V2: export_from(home): before this node's first fetch from the home,
+ * the one-sided write of its exported word (waited for), then the node's
+ * own flag (homes[h].exported) -- two steps.  The flag's load joins the
+ * write's step: it only goes 0 -> 1, and a write after another thread set
+ * it writes a 1 that is there already. */
+inline export_from(h)
+{
+#ifdef V2
+  atomic {
+    if
+    :: (F.mk & BIT(h)) == 0 -> exported[h] = 1; ex = 1
+    :: else
+    fi
+  };
+  if
+  :: ex -> atomic { F.mk = F.mk | BIT(h); ex = 0 }
+  :: else
+  fi
+#endif
+}
+
+/* A fault's fetch (fetch_pages): V2 first read_versions (export_from, the
+ * fence, the version read into the directory), then the bytes.
+ * BUG_V2_VERSION_AFTER_DATA: the version is read after the bytes;
+ * BUG_V2_EXPORT_AFTER_FETCH: the exported word is written after them. */
+inline fetch_versioned(p)
+{
+#ifdef V2
+#ifndef BUG_V2_EXPORT_AFTER_FETCH
+  export_from(HOME(p));
+#endif
+#ifndef BUG_V2_VERSION_AFTER_DATA
+  atomic { F.cv[p] = ver[p] };                  /* read_versions         */
+#endif
+#endif
+  fetch(p);
+#ifdef V2
+#ifdef BUG_V2_VERSION_AFTER_DATA
+  atomic { F.cv[p] = ver[p] };
+#endif
+#ifdef BUG_V2_EXPORT_AFTER_FETCH
+  export_from(HOME(p));
+#endif
+#endif
+}
+
 /* ------------------------------------------------- multi-page fetches */
 
 /* page_directory::try_lock_in(p, invalid), as lock_invalid_pages calls it:
@@ -700,7 +897,7 @@ inline access(i, CH)
              lk = BIT(pg);                      /* fetch_for_fault: the  */
              try_lock_invalid(1 - pg);          /* group's other page    */
 #elif !defined(BUG_PUSH_CACHED_AFTER_FETCH)
-             push_cached(pg);                   /* issue 10's fix        */
+             list_cached(pg);                   /* issue 10's fix        */
 #endif
 #ifdef BUG_FETCH_UNLOCKED
              F.pl[pg] = 0;                      /* unlocked during fetch */
@@ -735,7 +932,7 @@ inline access(i, CH)
         make_readable(pg);                      /* protect, unlock       */
         lk = 0;
 #else
-        fetch(pg);
+        fetch_versioned(pg);
         atomic {
           F.pr[pg] = P_READ;                    /* protect(PROT_READ)    */
           F.st[pg] = READ_ONLY;
@@ -781,6 +978,9 @@ inline diff_send(p)
      homeq[HOME(p)] ! t, p, m, (m & 1 -> F.c[p*PS+0] : 0),
            (m & 2 -> F.c[p*PS+1] : 0), (m & 4 -> F.c[p*PS+2] : 0);
      inflight++;
+#ifdef V2
+     sent = sent | BIT(HOME(p));                /* its batch for the home */
+#endif
      tfl[t]++
   :: else
   fi;
@@ -855,8 +1055,15 @@ inline refresh(p)
 #ifdef BUG_INVALIDATE_SKIPS_DIRTY
   atomic { push_cached(p); F.pl[p] = 0 }        /* left as it is         */
 #else
+#ifdef V2                                       /* read_version_then_page */
+  atomic { F.pr[p] = P_READ; F.cv[p] = ver[p] };   /* (exported already) */
 #ifdef FETCH_BYTEWISE
+  atomic { b0 = master[p*PS+0] };
+#endif
+#elif defined(FETCH_BYTEWISE)
   atomic { F.pr[p] = P_READ; b0 = master[p*PS+0] };
+#endif
+#ifdef FETCH_BYTEWISE
   atomic { b1 = master[p*PS+1] };
   atomic { b2 = master[p*PS+2] };
 #else
@@ -873,7 +1080,11 @@ inline refresh(p)
     b0 = 0; b1 = 0; b2 = 0;                     /* the old twin takes    */
     F.pr[p] = P_RW                              /* the home's; new twin; */
   };                                            /* protect(READ|WRITE)   */
-  atomic { push_cached(p); F.pl[p] = 0 }        /* push, unlock(dirty)   */
+#ifdef BUG_V2_REFRESH_NO_LIST
+  atomic { F.pl[p] = 0 }                        /* not listed again      */
+#else
+  atomic { list_cached(p); F.pl[p] = 0 }        /* push, unlock(dirty)   */
+#endif
 #endif
 }
 
@@ -927,6 +1138,327 @@ inline invalidate_cached_pages()
   q = 0; still = 0
 }
 
+#ifdef V2
+/* V2: send_and_wait's note_applied, for each home this thread's flush sent
+ * a batch to (one page per home: the batch is page q): when the count
+ * before the batch is the one the node last caught up with, the count
+ * moves on to the count after it and the cached version goes up by one;
+ * else nothing.  The ghost ackv checks that the page's version after the
+ * batch is then cv + 1 (seen == notices implied cv == ver).
+ * BUG_V2_TRUST_OWN_DIFF: every reply moves them on.  In the step of the
+ * wait for the acks (receiving acks: right movers; sn and cv are the
+ * sync_mutex holder's: the batch's pages cannot be dropped or fetched
+ * before it lets go). */
+inline note_applied()
+{
+  q = 0;
+  do
+  :: q < NP ->
+     if
+     :: sent & BIT(q) ->
+        if
+#ifndef BUG_V2_TRUST_OWN_DIFF
+        :: ackb[t*NP+q] == F.sn[q] ->
+           assert(ackv[t*NP+q] == F.cv[q] + 1);
+#else
+        :: true ->
+#endif
+           F.sn[q] = acka[t*NP+q];
+           F.cv[q] = F.cv[q] + 1
+        :: else
+        fi;
+        ackb[t*NP+q] = 0; acka[t*NP+q] = 0; ackv[t*NP+q] = 0
+     :: else
+     fi;
+     q++
+  :: else -> break
+  od;
+  q = 0; sent = 0
+}
+
+/* What the summary of home q said (chg[q]). */
+#define KEEP    0       /* not looked at, or nothing moved: keep            */
+#define DIFFS   1       /* only the count moved, the notices cannot say
+                         * which pages: compare versions (still_current)   */
+#define NOTICED 2       /* only the count moved, the notices say which      */
+#define WROTE   3       /* the write epoch moved: drop every page           */
+
+/* A page locked by the acquire that its home changed: dropped if read-only,
+ * refreshed if dirty (page_verdicts::changed). */
+inline verdict(p)
+{
+  if
+  :: F.st[p] == DIRTY -> rfs = rfs | BIT(p)
+  :: else -> drp = drp | BIT(p)
+  fi
+}
+
+/* drop_changed_pages (the acquire's second half; the caller holds
+ * sync_mutex and has flushed), one shared access per step:
+ *   V1 read_summaries, per home q other than this node: the node's
+ *      exported flag (homes[q].exported), then, if set, the summary (write
+ *      epoch and count, one read): WROTE / DIFFS / KEEP.  Nothing moved
+ *      anywhere -> return: no list taken, no page locked, seen unchanged.
+ *   V2 read_all_notices, per home that moved: the count again, whole; for
+ *      WROTE the write epoch again, whole; for DIFFS, if the ring holds
+ *      them (now - seen <= CAP), read_notices: the entries seen .. now-1,
+ *      one read each (a slot holding another notice: its page or OTHER),
+ *      then the reserve count: reserved - seen > CAP (unsigned) -> stays
+ *      DIFFS; else NOTICED, the pages named join `noticed'.
+ *   V3 walk_cached_pages, if some home is DIFFS or WROTE: take_all(cached)
+ *      (one step; the chunking is not modelled); per page taken, in index
+ *      order: lock it (waits); invalid -> let go (listed flag cleared),
+ *      unlock; else by its home: KEEP / NOTICED -> relist, unlock
+ *      (keep_taken_page); DIFFS -> stays locked for still_current;
+ *      WROTE -> let go, verdict (stays locked).  still_current: each
+ *      DIFFS page's version at the home read (one step each, all before
+ *      any decision), then per page: the cached version -> relist,
+ *      unlock; else let go, verdict.
+ *      BUG_V2_KEEP_WITHOUT_RELIST: a kept page is unlocked at once and
+ *      relisted after the walk.
+ *   V4 judge_noticed_pages: per noticed page, lock it (waits); invalid ->
+ *      unlock (it stays listed); else verdict (stays locked).
+ *      BUG_V2_NOTICED_NO_WAIT: the page's state is looked at before its
+ *      lock is waited for, and an invalid one is skipped.
+ *   V5 protect_runs(PROT_NONE) of the pages to drop and their unlock as
+ *      invalid, one step (removing rights, unlocks); the noticed ones stay
+ *      listed.  BUG_V2_NOTICED_UNLISTED: a noticed page dropped is also
+ *      taken off the list (its listed flag stays).
+ *   V6 per page to refresh: refresh() (I3-I5: version, bytes, merge,
+ *      list_cached, unlock).
+ *   V7 seen = the counts read, for each home looked at.
+ */
+inline drop_changed_pages()
+{
+  q = 0;                                        /* V1                    */
+  do
+  :: q < NP ->
+     if
+     :: q != n ->
+        atomic { if :: F.mk & BIT(q) -> lkd = lkd | BIT(q) :: else fi };
+        if
+        :: lkd & BIT(q) ->
+           atomic {                             /* the summary           */
+             nw[q] = wepoch[q]; nn[q] = notices[q];
+             if
+             :: nw[q] != F.sw[q] -> chg[q] = WROTE
+             :: nw[q] == F.sw[q] && nn[q] != F.sn[q] -> chg[q] = DIFFS
+             :: else
+             fi
+           }
+        :: else
+        fi
+     :: else
+     fi;
+     q++
+  :: else -> break
+  od;
+  q = 0;
+  if
+  :: chg[0] == KEEP && chg[1] == KEEP -> skip   /* !changes.any          */
+  :: else ->
+     do                                         /* V2                    */
+     :: q < NP ->
+        if
+        :: chg[q] == DIFFS || chg[q] == WROTE ->
+           atomic { nn[q] = notices[q] };       /* read_counter          */
+           if
+           :: chg[q] == WROTE -> atomic { nw[q] = wepoch[q] }
+           :: else ->
+              if
+              :: nn[q] - F.sn[q] <= CAP ->      /* read_notices          */
+                 k2 = F.sn[q];
+                 do
+                 :: k2 < nn[q] ->
+                    atomic {                    /* notice k2             */
+                      e = ring[q*CAP + k2 % CAP];
+                      if
+                      :: ringno[q*CAP + k2 % CAP] != k2 ->
+                         if :: skip :: e = OTHER fi   /* another notice  */
+                      :: else
+                      fi;
+                      if :: e == q -> hit = 1 :: else fi;   /* page q    */
+                      k2++; e = 0
+                    }
+                 :: else -> break
+                 od;
+                 atomic {                       /* the reserve count     */
+                   e = reserved[q];
+                   if
+                   :: e < F.sn[q] || e - F.sn[q] > CAP -> skip   /* DIFFS */
+                   :: else ->
+                      chg[q] = NOTICED;
+                      if :: hit -> noticed = noticed | BIT(q) :: else fi
+                   fi;
+                   e = 0; hit = 0; k2 = 0
+                 }
+              :: else                           /* the ring passed       */
+              fi
+           fi
+        :: else
+        fi;
+        q++
+     :: else -> break
+     od;
+     q = 0;
+     if                                         /* V3                    */
+     :: chg[0] == DIFFS || chg[0] == WROTE || chg[1] == DIFFS || chg[1] == WROTE ->
+        atomic { taken = F.cached; F.cached = 0; F.tk = taken };
+        do
+        :: q < NP ->
+           if
+           :: taken & BIT(q) ->
+              atomic {
+                F.pl[q] == 0 -> F.pl[q] = ME;   /* lock                  */
+                F.tk = F.tk & ~BIT(q);
+                if
+                :: F.st[q] == INVALID ->
+                   F.ls = F.ls & ~BIT(q);       /* let_go_taken          */
+                   F.pl[q] = 0
+                :: else ->
+                   if
+                   :: chg[HOME(q)] == DIFFS -> tochk = tochk | BIT(q)
+                   :: chg[HOME(q)] == WROTE ->
+                      F.ls = F.ls & ~BIT(q);    /* let_go_taken          */
+                      verdict(q)
+                   :: else ->                   /* keep_taken_page       */
+#ifndef BUG_V2_KEEP_WITHOUT_RELIST
+                      push_cached(q);           /* relist_taken          */
+#else
+                      kp = kp | BIT(q);
+#endif
+                      F.pl[q] = 0
+                   fi
+                fi
+              }
+           :: else
+           fi;
+           q++
+        :: else -> break
+        od;
+        q = 0;
+#ifdef BUG_V2_KEEP_WITHOUT_RELIST
+        if
+        :: kp != 0 -> atomic { F.cached = F.cached | kp; kp = 0 }
+        :: else
+        fi;
+#endif
+        do                                      /* still_current: reads  */
+        :: q < NP ->
+           if
+           :: tochk & BIT(q) ->
+              atomic { if :: ver[q] == F.cv[q] -> cur = cur | BIT(q) :: else fi }
+           :: else
+           fi;
+           q++
+        :: else -> break
+        od;
+        q = 0;
+        do                                      /* ... then verdicts     */
+        :: q < NP ->
+           if
+           :: tochk & BIT(q) ->
+              atomic {
+                if
+                :: cur & BIT(q) -> push_cached(q); F.pl[q] = 0
+                :: else -> F.ls = F.ls & ~BIT(q); verdict(q)
+                fi
+              }
+           :: else
+           fi;
+           q++
+        :: else -> break
+        od;
+        q = 0; tochk = 0; cur = 0; taken = 0
+     :: else
+     fi;
+     do                                         /* V4                    */
+     :: q < NP ->
+        if
+        :: noticed & BIT(q) ->
+           atomic {
+#ifdef BUG_V2_NOTICED_NO_WAIT
+             if
+             :: F.st[q] == INVALID -> skip      /* not waited for        */
+             :: else ->
+#endif
+                F.pl[q] == 0 -> F.pl[q] = ME;   /* lock                  */
+                if
+                :: F.st[q] == INVALID -> F.pl[q] = 0
+                :: else -> verdict(q)
+                fi
+#ifdef BUG_V2_NOTICED_NO_WAIT
+             fi
+#endif
+           }
+        :: else
+        fi;
+        q++
+     :: else -> break
+     od;
+     q = 0;
+     if                                         /* V5                    */
+     :: drp != 0 ->
+        atomic {
+          do
+          :: q < NP ->
+             if
+             :: drp & BIT(q) ->
+                F.pr[q] = P_NONE;               /* protect_runs          */
+                F.st[q] = INVALID;
+                F.c[q*PS+0] = 0; F.c[q*PS+1] = 0; F.c[q*PS+2] = 0;
+                F.cv[q] = 0;
+#ifdef BUG_V2_NOTICED_UNLISTED
+                if
+                :: noticed & BIT(q) -> F.cached = F.cached & ~BIT(q)
+                :: else
+                fi;
+#endif
+                F.pl[q] = 0                     /* unlock(invalid)       */
+             :: else
+             fi;
+             q++
+          :: else -> break
+          od;
+          q = 0
+        }
+     :: else
+     fi;
+     do                                         /* V6                    */
+     :: q < NP ->
+        if
+        :: rfs & BIT(q) -> refresh(q)
+        :: else
+        fi;
+        q++
+     :: else -> break
+     od;
+     q = 0;
+     atomic {                                   /* V7                    */
+       if :: lkd & BIT(0) -> F.sn[0] = nn[0]; F.sw[0] = nw[0] :: else fi;
+       if :: lkd & BIT(1) -> F.sn[1] = nn[1]; F.sw[1] = nw[1] :: else fi
+     }
+  fi;
+  atomic {
+    lkd = 0; noticed = 0; drp = 0; rfs = 0;
+    chg[0] = 0; chg[1] = 0; nn[0] = 0; nn[1] = 0; nw[0] = 0; nw[1] = 0
+  }
+}
+#define INVALIDATE() drop_changed_pages()
+#define NOTE_APPLIED() note_applied()
+/* A home's release (note_release): after nothing_to_sync's loads, once
+ * some node has exported the home, the write epoch goes up. */
+#ifndef BUG_V2_NO_HOME_BUMP
+#define HOME_BUMP() if :: n < NP && exported[n] -> wepoch[n]++ :: else fi
+#else
+#define HOME_BUMP() skip
+#endif
+#else
+#define INVALIDATE() invalidate_cached_pages()
+#define NOTE_APPLIED() skip
+#define HOME_BUMP() skip
+#endif
+
 /* coherence::release(), then post_release(POST).  The fast path,
  * nothing_to_sync(false), loads dirty.empty() and then, if true,
  * sync_in_progress (&& short-circuits), one load per step. */
@@ -938,7 +1470,10 @@ inline release(POST)
     if :: fast -> post_release(POST) :: else fi
   };
 #else
-  atomic { fast = (F.dirty == 0) };
+  atomic {                                      /* V2: a home's release  */
+    HOME_BUMP();                                /* bumps its write epoch */
+    fast = (F.dirty == 0)                       /* (node 2 homes nothing; */
+  };                                            /* nodes 0, 1 atomic)    */
   if
   :: atomic { fast -> fast = !F.sip; if :: fast -> post_release(POST) :: else fi }
   :: else
@@ -951,6 +1486,7 @@ inline release(POST)
      flush_dirty_pages();
      atomic {                                   /* send_and_wait's wait  */
        tfl[t] == 0;
+       NOTE_APPLIED();
        F.sip = 0; F.smx = 0;
        post_release(POST)
      }
@@ -986,8 +1522,8 @@ inline acquire(PRE)
      invalidate_cached_pages();
      atomic { tfl[t] == 0; F.sip = 0; F.smx = 0 }
 #else
-     atomic { tfl[t] == 0 };                    /* send_and_wait's wait  */
-     invalidate_cached_pages();
+     atomic { tfl[t] == 0; NOTE_APPLIED() };    /* send_and_wait's wait  */
+     INVALIDATE();
      atomic { F.sip = 0; F.smx = 0 }
 #endif
   fi
@@ -995,9 +1531,19 @@ inline acquire(PRE)
 
 /* ------------------------------------------------------------- processes */
 
-proctype home_server(chan in)
+/* The home's diff handler.  V2: home_apply.cpp's batch_applier, one
+ * batch (one page) at a time (one process per home: one applier at a
+ * time): the bytes; page_done: the version, the reserve count, the ring
+ * entry (one step each); finish: the count published, and the reply
+ * (before, after) with the ack.  applying[h] (ghost) from the bytes to
+ * the count. */
+proctype home_server(chan in; byte h)
 {
   byte s, p, mm, v0, v1, v2;
+#ifdef V2
+  byte written;         /* batch_applier's written_ (the reserve count)    */
+  byte nother;          /* NOTHER: batches to the other page applied       */
+#endif
   xr in;
 end_wait:
   do
@@ -1006,10 +1552,38 @@ end_wait:
        if :: mm & 1 -> master[p*PS+0] = v0 :: else fi;
        if :: mm & 2 -> master[p*PS+1] = v1 :: else fi;
        if :: mm & 4 -> master[p*PS+2] = v2 :: else fi;
+#ifdef V2
+       applying[h] = 1
+     };
+     atomic { ver[p]++ };                       /* the version           */
+     atomic { reserved[h] = written + 1 };      /* the reserve count     */
+     atomic {                                   /* the entry             */
+       ring[h*CAP + written % CAP] = p;
+       ringno[h*CAP + written % CAP] = written;
+       written++
+     };
+     atomic {                                   /* finish: the count     */
+       ackb[s*NP+h] = notices[h];
+       notices[h] = written;
+       acka[s*NP+h] = written;
+       ackv[s*NP+h] = ver[p];
+       applying[h] = 0;
+#endif
        inflight--;
        tfl[s]--;                /* the ack */
        s = 0; p = 0; mm = 0; v0 = 0; v1 = 0; v2 = 0
      }
+#if defined(V2) && NOTHER > 0
+  :: h == NOTHER_HOME && nother < NOTHER && ndone < NT ->  /* a batch from a node */
+     atomic { nother++; applying[h] = 1 };       /* outside the model, to */
+     atomic { reserved[h] = written + 1 };       /* another page of home  */
+     atomic {                                    /* 1 (its bytes and      */
+       ring[h*CAP + written % CAP] = OTHER;      /* version unmodelled)   */
+       ringno[h*CAP + written % CAP] = written;
+       written++
+     };
+     atomic { notices[h] = written; applying[h] = 0 }
+#endif
   od
 }
 
@@ -1027,6 +1601,19 @@ inline exit_thread()
   }
 }
 
+#ifdef V2
+#define V2_LOCALS \
+  bit  ex;              /* export_from: the flag store is next             */ \
+  bit  hit;             /* read_notices: an entry named the home's page    */ \
+  byte sent;            /* homes this flush sent a batch to                */ \
+  byte chg[NP];         /* drop_changed_pages: what each summary said      */ \
+  byte nn[NP], nw[NP];  /* ... the counts read (now)                       */ \
+  byte lkd, noticed, tochk, cur, drp, rfs, kp;  /* page / home sets        */ \
+  byte k2, e            /* next notice; an entry or the reserve count read */
+#else
+#define V2_LOCALS bit ex
+#endif
+
 #define THREAD_LOCALS \
   byte mine[NB];        /* ghost: this thread's last writes to its bytes   */ \
   byte k;               /* loop counter                                    */ \
@@ -1040,7 +1627,8 @@ inline exit_thread()
   bit  rt;              /* access: retried after a fault (i, op chosen)    */ \
   byte b0, b1, b2;      /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */ \
   byte lk;              /* pages locked for one multi-page fetch (a set)   */ \
-  byte got0, got1       /* list_and_fetch: bytes of page 0 / 1 read so far */
+  byte got0, got1;      /* list_and_fetch: bytes of page 0 / 1 read so far */ \
+  V2_LOCALS
 
 /* Thread A or B of node 2: every step as the code runs it. */
 proctype worker(byte n; byte t)
@@ -1133,11 +1721,49 @@ proctype final_check()
   }
 }
 
+#ifdef V2
+/* P6, the list invariant (DESIGN s.4.1): a page of node 2 that is
+ * read-only or dirty and unlocked is on cached, or taken from it by an
+ * acquire that has not locked it yet.  P7, the own-diff invariant: while
+ * home h is between batches and its count is the one node n caught up
+ * with, a page node n caches from h has the home's version. */
+#define LISTED(p) (nd[2].st[p] == INVALID || nd[2].pl[p] != 0 || \
+                   ((nd[2].cached | nd[2].tk) & BIT(p)) != 0)
+#define CURRENT(m, h) (applying[h] || notices[h] != nd[m].sn[h] || \
+                       nd[m].st[h] == INVALID || nd[m].cv[h] == ver[h])
+#if !defined(NO_P6) || !defined(NO_P7)
+proctype monitor()
+{
+end_watch:
+  do
+#ifndef NO_P6
+  :: atomic { !(LISTED(0) && LISTED(1)) -> assert(false) }          /* P6 */
+#endif
+#ifndef NO_P7
+  :: atomic { !(CURRENT(0, 1) && CURRENT(1, 0) && CURRENT(2, 0) &&
+                CURRENT(2, 1)) -> assert(false) }                   /* P7 */
+#endif
+  od
+}
+#endif
+#endif
+
 init
 {
   atomic {
-    run home_server(homeq[0]);
-    run home_server(homeq[1]);
+#ifdef V2
+    byte k;
+    do                                          /* no notice in any slot */
+    :: k < NP*CAP -> ringno[k] = NONE; k++
+    :: else -> break
+    od;
+    k = 0;
+#if !defined(NO_P6) || !defined(NO_P7)
+    run monitor();
+#endif
+#endif
+    run home_server(homeq[0], 0);
+    run home_server(homeq[1], 1);
     run solo(0, 0);
     run solo(1, 1);
     run worker(2, 2);
