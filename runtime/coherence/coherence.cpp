@@ -603,7 +603,8 @@ void read_all_notices(home_changes& c) {
 std::vector<std::uint64_t> take_cached_list() {
   std::vector<std::uint64_t> taken;
   for (std::uint64_t n; (n = directory.cached.take_all(taken_chunk.data(), take_chunk)) != 0;) {
-    taken.insert(taken.end(), taken_chunk.begin(), taken_chunk.begin() + static_cast<std::ptrdiff_t>(n));
+    taken.insert(taken.end(), taken_chunk.begin(),
+                 taken_chunk.begin() + static_cast<std::ptrdiff_t>(n));
   }
   std::sort(taken.begin(), taken.end());
   return taken;
