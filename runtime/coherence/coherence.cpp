@@ -67,7 +67,7 @@ struct atomic_counters {
   std::atomic<std::uint64_t> read_faults{0}, write_faults{0}, fetches{0}, pages_fetched{0},
       bytes_fetched{0},
       diff_bytes_sent{0}, pages_invalidated{0}, pages_kept{0}, fault_ns{0}, releases{0},
-      acquires{0}, acquire_walks{0};
+      acquires{0}, acquire_walks{0}, pages_kept_writable{0};
 };
 
 page_directory directory;
@@ -89,12 +89,19 @@ atomic_counters stats;
 std::atomic<bool> enabled{false};
 std::atomic<bool> left_run{false};  // leave_run()
 std::mutex sync_mutex;
-// True while a thread holds sync_mutex to flush or invalidate. Set before it
-// takes the dirty list: a release that finds the list empty may only return
-// at once when no flush is in flight, because the flush another thread has
-// under way may carry this thread's writes (found by the SPIN model
-// tests/model/coherence_mt.pml, variant BUG_WAIT_OWN_ACKS_ONLY).
-std::atomic<bool> sync_in_progress{false};
+// Odd while a thread holds sync_mutex to flush or invalidate: bumped as it
+// starts and as it ends. The fast path (nothing_to_sync) reads it before
+// and after it looks at the lists, and returns at once only if it was even
+// and did not move: a flush in flight, or one that ran between its reads,
+// may carry this thread's writes (SPIN, coherence_mt.pml:
+// BUG_WAIT_OWN_ACKS_ONLY), or may have had a page kept writable off the
+// dirty list while this thread wrote it (BUG_KEEP_WRITABLE_NO_GENERATION:
+// the list looked empty, and the flush was over by the time a flag was
+// read).
+std::atomic<std::uint64_t> sync_generation{0};
+// Pages the flush under way keeps writable (flush_dirty_pages); under
+// sync_mutex, one buffer reused.
+std::vector<std::uint64_t> kept_writable;
 // The chunk of a list a flush or an acquire takes at a time. Under
 // sync_mutex: one buffer, not 32 KiB allocated and zeroed per flush (it was
 // a twentieth of a remote node's lock loop).
@@ -159,12 +166,21 @@ class diff_batcher {
  public:
   explicit diff_batcher(node_id nodes) : open_(nodes) {}
 
-  void add(node_id home, std::uint64_t index, std::uintptr_t a, const unsigned char* twin) {
+  // The page's diff against its twin; returns the bytes changed. With
+  // `advance`, for a page that stays writable, the twin then holds what was
+  // sent (diff.hpp, advance_twin).
+  std::size_t add(node_id home, std::uint64_t index, std::uintptr_t a, unsigned char* twin,
+                  bool advance) {
     batch& b = open_[home];
+    const std::size_t begin = b.bytes.size();
     const std::size_t changed = append_diff(b.bytes, a, alias_of(index), twin);
     stats.diff_bytes_sent.fetch_add(changed, std::memory_order_relaxed);
-    if (changed != 0) b.pages.push_back(index);
+    if (changed != 0) {
+      b.pages.push_back(index);
+      if (advance) advance_twin(std::span<const std::byte>(b.bytes).subspan(begin), twin);
+    }
     if (b.bytes.size() + max_page_diff_bytes > transport::max_payload) close(home);
+    return changed;
   }
 
   // Sends every batch and waits until every home has applied its diffs.
@@ -449,27 +465,64 @@ std::uint64_t take_and_lock(page_list& list, std::uint64_t* pages, page_state ke
 }
 
 // Caller holds sync_mutex. Returns the number of pages it flushed.
+//
+// A page is write-protected, diffed, and left read-only, so that the next
+// write faults and twins it again. A page that was flushed before and has
+// been written again is likely written in every interval (a counter under
+// a lock, a buffer refilled each round): it stays writable, and costs no
+// fault and no mprotect, while its diff is not empty. Its diff is taken
+// while other workers may write it, so its twin then takes exactly the
+// bytes the diff carries (advance_twin): a byte written after it was
+// encoded still differs, and goes in the next flush. It stays locked and
+// off the dirty list until the flush has taken the whole list, then is
+// listed again before it is unlocked (a release that finds the list empty
+// meanwhile waits for this flush: sync_generation). A second empty diff
+// in a row (page_directory::keep_writable) sends it the usual way:
+// protected, diffed again (a write may have come in between), read-only.
 std::uint64_t flush_dirty_pages() {
   const std::uint64_t traced_from = trace::start();
   const std::uint64_t diff_bytes_before = stats.diff_bytes_sent.load(std::memory_order_relaxed);
   diff_batcher batcher(space->nodes);
   std::uint64_t* const pages = taken_chunk.data();
+  kept_writable.clear();
   std::uint64_t flushed = 0;
   for (std::uint64_t n; (n = take_and_lock(directory.dirty, pages, page_state::dirty)) != ~0ull;) {
     flushed += n;
-    protect_runs(pages, n, PROT_READ);  // from here a racing write faults and waits
+    std::uint64_t to_protect = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t index = pages[i];
+      const std::uintptr_t a = page_address(index);
+      unsigned char* twin = twins.bytes(directory.twin(index));
+      if (directory.flushed_before(index)) {
+        keep_per_node_bytes(a, twin, alias_of(index));  // never sent home
+        const bool written = batcher.add(space->home(a), index, a, twin, true) != 0;
+        if (directory.keep_writable(index, written)) {
+          kept_writable.push_back(index);
+          continue;
+        }
+      }
+      pages[to_protect++] = index;
+    }
+    protect_runs(pages, to_protect, PROT_READ);  // from here a racing write faults and waits
+    for (std::uint64_t i = 0; i < to_protect; ++i) {
       const std::uint64_t index = pages[i];
       const std::uintptr_t a = page_address(index);
       const std::uint32_t slot = directory.twin(index);
       keep_per_node_bytes(a, twins.bytes(slot), alias_of(index));  // never sent home
-      batcher.add(space->home(a), index, a, twins.bytes(slot));
+      batcher.add(space->home(a), index, a, twins.bytes(slot), false);
       twins.give_back(slot);
       directory.set_twin(index, 0);
+      directory.note_flushed(index);
       directory.unlock(index, page_state::read_only);
     }
   }
-  chaos::point();  // pages unlocked and read-only, diffs not yet sent
+  chaos::point();  // kept pages diffed, writable, off the dirty list
+  for (std::uint64_t index : kept_writable) {
+    directory.dirty.push(index);
+    directory.unlock(index, page_state::dirty);
+  }
+  stats.pages_kept_writable.fetch_add(kept_writable.size(), std::memory_order_relaxed);
+  chaos::point();  // pages unlocked, diffs not yet sent
   batcher.send_and_wait();
   if (flushed) {
     stats.releases.fetch_add(1, std::memory_order_relaxed);
@@ -900,7 +953,7 @@ void prefetch(const void* p, std::size_t len) noexcept {
 
 namespace {
 
-// Runs `work` holding sync_mutex, with sync_in_progress set around it.
+// Runs `work` holding sync_mutex, with sync_generation odd around it.
 //
 // Its transport waits block the worker instead of parking the fiber
 // (waiting.hpp): it holds sync_mutex and page locks, which another fiber of
@@ -915,22 +968,26 @@ void synchronized(const char* what, Work work) {
   refuse_on_service_thread(what);
   waiting::no_park_scope blocking_waits;
   std::lock_guard<std::mutex> lock(sync_mutex);
-  sync_in_progress.store(true, std::memory_order_seq_cst);
+  sync_generation.fetch_add(1, std::memory_order_seq_cst);
   work();
-  sync_in_progress.store(false, std::memory_order_release);
+  sync_generation.fetch_add(1, std::memory_order_seq_cst);
 }
 
 // The fast path. The fence pairs with the one after each push in
 // handle_fault: either this thread sees the push, or the faulting thread's
 // fetch (or its writer's stores) come after everything this thread's
-// synchronization operation made visible.
+// synchronization operation made visible. Then: no synchronized block ran
+// while it looked (sync_generation).
 bool nothing_to_sync(bool cached_matters) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  const std::uint64_t before = sync_generation.load(std::memory_order_seq_cst);
+  if (before & 1) return false;
+  chaos::point();
   if (!directory.dirty.empty()) return false;
   chaos::point();
   if (cached_matters && !directory.cached.empty()) return false;
   chaos::point();
-  return !sync_in_progress.load(std::memory_order_seq_cst);
+  return sync_generation.load(std::memory_order_seq_cst) == before;
 }
 
 }  // namespace
@@ -976,7 +1033,8 @@ counters current_counters() noexcept {
   return {get(stats.read_faults),     get(stats.write_faults),    get(stats.fetches),
           get(stats.pages_fetched),   get(stats.bytes_fetched),   get(stats.diff_bytes_sent),
           get(stats.pages_invalidated), get(stats.pages_kept),    get(stats.fault_ns),
-          get(stats.releases),        get(stats.acquires),        get(stats.acquire_walks)};
+          get(stats.releases),        get(stats.acquires),        get(stats.acquire_walks),
+          get(stats.pages_kept_writable)};
 }
 
 }  // namespace dstd::rt::coherence

@@ -69,6 +69,9 @@ struct counters {
   // node fell further behind a home than its notice ring reaches) instead
   // of just the pages the homes' notices named.
   std::uint64_t acquire_walks;
+  // Pages a flush sent and left writable (written again since an earlier
+  // flush: coherence.cpp, flush_dirty_pages).
+  std::uint64_t pages_kept_writable;
 };
 counters current_counters() noexcept;
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "runtime/common/assert.hpp"
 #include "runtime/common/layout.hpp"
 
 namespace dstd::rt::coherence {
@@ -204,6 +205,18 @@ bool apply_diffs(std::span<const std::byte> batch, diff_target& to) {
     to.page_done(page);
   }
   return true;
+}
+
+void advance_twin(std::span<const std::byte> diff, unsigned char* twin) {
+  // The one decoder, with the twin as the page's bytes.
+  struct into_twin final : diff_target {
+    std::byte* twin;
+    std::byte* bytes_of(std::uintptr_t) override { return twin; }
+    void page_done(std::uintptr_t) override {}
+  } to;
+  to.twin = reinterpret_cast<std::byte*>(twin);
+  const bool decoded = apply_diffs(diff, to);
+  DSTD_ASSERT(decoded, "a page diff just encoded did not decode (%zu bytes)", diff.size());
 }
 
 }  // namespace dstd::rt::coherence

@@ -31,6 +31,14 @@ inline constexpr std::size_t max_page_diff_bytes = 8 + 2 + 2 + 512 * 9;
 std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
                         const unsigned char* now, const unsigned char* twin);
 
+// Writes into `twin` exactly the bytes that `diff`, one page's diff as
+// append_diff wrote it against that twin, carries, with the values it
+// carries. For a page that stays writable across a flush, whose
+// bytes another thread may change while it is diffed: a byte changed after
+// it was encoded then still differs from the twin, and goes in the next
+// diff.
+void advance_twin(std::span<const std::byte> diff, unsigned char* twin);
+
 // Where a decoded batch goes: the home's bytes of each page, which the
 // decoder stores into (byte-exact: only changed bytes), then, once they are
 // written, the page (home_apply.cpp: the home's memory, at the home or

@@ -60,6 +60,7 @@ void page_directory::init(std::uint64_t pages) {
   versions_ =
       static_cast<std::uint32_t*>(reserve(pages * sizeof(std::uint32_t), "page version table"));
   listed_ = static_cast<std::uint8_t*>(reserve(pages, "listed flag table"));
+  flushed_ = static_cast<std::uint8_t*>(reserve(pages, "flushed flag table"));
   cached.init(pages);
   dirty.init(pages);
 }

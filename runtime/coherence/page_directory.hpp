@@ -82,6 +82,24 @@ class page_directory {
   void relist_taken(std::uint64_t index) noexcept { cached.push(index); }
   void let_go_taken(std::uint64_t index) noexcept { listed_[index] = 0; }
 
+  // Whether a flush has write-protected the page before: a page written
+  // again after that is likely written in every interval, and a flush keeps
+  // it writable while it is (coherence.cpp, flush_dirty_pages). Hints, read
+  // and written under the page's lock.
+  bool flushed_before(std::uint64_t index) const noexcept { return flushed_[index] != 0; }
+  void note_flushed(std::uint64_t index) noexcept { flushed_[index] = 1; }
+  // A flush's verdict on a page flushed before: keep it writable while it
+  // is written between flushes, and through one flush that finds it
+  // unwritten (a lock loop's acquire flushes between two of its writes).
+  bool keep_writable(std::uint64_t index, bool written) noexcept {
+    if (written || flushed_[index] == 1) {
+      flushed_[index] = written ? 1 : 2;
+      return true;
+    }
+    flushed_[index] = 1;
+    return false;
+  }
+
   page_list cached;  // see list_cached
   page_list dirty;   // pages in state dirty
 
@@ -91,6 +109,7 @@ class page_directory {
   std::uint32_t* twins_ = nullptr;
   std::uint32_t* versions_ = nullptr;
   std::uint8_t* listed_ = nullptr;  // list_cached
+  std::uint8_t* flushed_ = nullptr;  // flushed_before
 };
 
 }  // namespace dstd::rt::coherence

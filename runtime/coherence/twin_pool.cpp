@@ -36,8 +36,8 @@ std::uint32_t twin_pool::take() noexcept {
     return slot;
   }
   if (next_fresh_ > limit_) {
-    fatal("more than %u pages written (or made writable ahead of writes) since the last release; "
-          "release more often",
+    fatal("more than %u pages written (or made writable ahead of writes, or kept writable by the "
+          "last flushes) since the last release; release more often",
           limit_);
   }
   return next_fresh_++;

@@ -19,7 +19,10 @@
 //    their bytes first to last, round after round between barriers: every
 //    write stream sets off write-ahead (pages made writable ahead of the
 //    writes, issue 18) on pages the node's other thread and other nodes
-//    write at the same time.
+//    write at the same time;
+//  - a page one thread writes and releases in a loop, so that flushes keep
+//    it writable (issue 18), while another thread of its node stores into
+//    it and publishes each store through an atomic.
 // Run at 3, 4 and 8 nodes with 2 workers each, and under DSTD_CHAOS
 // (tests/CMakeLists.txt). DSTD_STRESS_OPS sets the operations per thread,
 // DSTD_STRESS_THREADS the threads per node.
@@ -276,6 +279,58 @@ TEST(CoherenceStress, InterleavedSequentialWritersSeeEveryByteOfEveryRound) {
     ASSERT_EQ(bytes[i], value(rounds - 1, i % threads)) << "byte " << i;
   }
   std::free(bytes);
+}
+
+
+// --- a store into a page another worker's flush keeps writable -------------------
+
+// A page written in every interval stays writable across flushes (DESIGN
+// §4). While a flush runs, such a page is writable and on no list, so a
+// worker that stores into it and releases may find the dirty list empty;
+// it must then see that a flush ran, even one over by the time it looks
+// (sync_generation; the prototype checked only for a flush in flight and
+// returned with the store unsent). Node 1: one thread writes the page and
+// releases in a loop, so it is kept and flushed all the time; the other
+// stores each round's number into the same page and publishes it through
+// an atomic. Node 0, the page's home, reads the atomic (acquire) and then
+// the page: it must hold at least the round published.
+TEST(CoherenceStress, AStoreIntoAPageAnotherWorkerKeepsWritableIsPublishedByItsRelease) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  struct alignas(4096) shared_page {
+    long churn;
+    long round;
+  };
+  auto* page = new shared_page{};  // node 0's heap
+  const long rounds = 4L * ops_per_thread();
+  dstd::atomic<long> published{0};
+  dstd::atomic<long> churned{0};
+  dstd::thread churn = dstd::spawn_on(1, [&] {
+    while (published.load(std::memory_order_relaxed) < rounds) {
+      ++page->churn;
+      churned.store(page->churn, std::memory_order_release);  // a release: a flush
+    }
+  });
+  dstd::thread writer = dstd::spawn_on(1, [&] {
+    for (long r = 1; r <= rounds; ++r) {
+      page->round = r;
+      published.store(r, std::memory_order_release);
+    }
+  });
+  long stale = 0, first_stale = 0;
+  for (long seen = 0; seen < rounds;) {
+    seen = published.load(std::memory_order_acquire);
+    const long at_home = page->round;
+    if (at_home < seen) {
+      if (stale++ == 0) first_stale = seen;
+    }
+  }
+  writer.join();
+  churn.join();
+  EXPECT_EQ(stale, 0) << "node 0 saw a round published before the page held it (first: round "
+                      << first_stale << ")";
+  EXPECT_EQ(page->round, rounds);
+  EXPECT_GT(churned.load(), 0);
+  delete page;
 }
 
 }  // namespace

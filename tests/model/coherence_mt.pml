@@ -45,7 +45,9 @@
  *     pl[p]   the page's lock bit (0 free, else holder tid + 1)
  *     cached, dirty   directory.cached / directory.dirty as sets (bit p):
  *             the code guarantees a page is on a list at most once (P4)
- *     smx, sip        sync_mutex (holder tid + 1) and sync_in_progress
+ *     smx     sync_mutex (holder tid + 1)
+ *     gw, gm  sync_generation as nothing_to_sync sees it (below)
+ *     fl[p]   KEEP_WRITABLE: page_directory::flushed_ (0, 1, 2)
  * Diffs travel in apply_diffs messages (homeq[home], FIFO) to the home's
  * handler (proctype home_server), which applies the masked bytes and acks;
  * tfl[t] counts the diffs thread t sent and the home has not yet applied.
@@ -105,19 +107,35 @@
  *     "The page after p" is 1-p in either direction (the model has no
  *     address order; both are covered).  Nodes 0 and 1 do no write-ahead
  *     (their other page is homed there: take_writable_ahead stops).
- *   release(): nothing_to_sync(false): R1 load dirty.empty(); if true,
- *     R2 load sync_in_progress; if false too, return.  Otherwise
- *     synchronized(): R3 lock sync_mutex, sync_in_progress = true;
- *     flush_dirty_pages(); R4 send_and_wait()'s wait for the acks,
- *     sync_in_progress = false, unlock sync_mutex.
+ *   release(): nothing_to_sync(false): R0 load sync_generation (odd:
+ *     go on below); R1 load dirty.empty(); if true, R2 load the generation
+ *     again; if it did not move, return.  Otherwise synchronized(): R3
+ *     lock sync_mutex, bump the generation (odd); flush_dirty_pages(); R4
+ *     send_and_wait()'s wait for the acks, bump the generation (even),
+ *     unlock sync_mutex.  The generation is modelled as what the fast
+ *     path sees of it: odd <=> smx held (the bumps are in the steps that
+ *     take and free it: lock R, bump N; bump N, unlock L), and each bump
+ *     marks every thread between its two loads (gw) as having seen it
+ *     move (gm): no count, so no wrap-around either.
  *   flush_dirty_pages(): D1 dirty.take_all(); empty -> done.  Per page
  *     taken, in index order (take_and_lock sorts): D2 lock it; if DIRTY:
  *     protect_runs(PROT_READ), diff against the twin (batcher.add), drop
  *     the twin, unlock(read_only); else unlock.  Then D1 again.
- *   acquire(): nothing_to_sync(true): A1 dirty.empty(), A2 cached.empty(),
- *     A3 sync_in_progress (each only if the previous was true); else
- *     synchronized(): lock, flag, flush_dirty_pages(), A4 the wait for its
- *     acks, invalidate_cached_pages(), A5 clear the flag, unlock.
+ *     KEEP_WRITABLE (pages written in every interval stay writable): a
+ *     DIRTY page some flush write-protected before (fl != 0) is diffed
+ *     while writable, K1 (with D2's lock) K2 K3 one byte load per step
+ *     (the other worker may store between them); K3 also sends the bytes
+ *     loaded, sets the twin's bytes to them (advance_twin) and asks
+ *     keep_writable: written (a byte sent), or fl == 1 (not yet kept
+ *     through an empty flush) -> kept: fl = 1 if written, else 2; stays
+ *     locked, writable and off dirty; else fl = 1 and K4 flushes it
+ *     write-protected as D2 does.  A D2 flush sets fl = 1.  After the
+ *     last D1: K5 per kept page, push it on dirty and unlock it (dirty).
+ *   acquire(): nothing_to_sync(true): A0 sync_generation, A1
+ *     dirty.empty(), A2 cached.empty(), A3 the generation again (each
+ *     only if the previous passed); else synchronized(): lock, bump,
+ *     flush_dirty_pages(), A4 the wait for its acks,
+ *     invalidate_cached_pages(), A5 bump, unlock.
  *   invalidate_cached_pages(): I1 cached.take_all(); empty -> go on to
  *     the refreshes.  Per page taken: I2 lock it (waits, e.g. for a fault
  *     whose fetch is in flight); READ_ONLY -> protect_runs(PROT_NONE),
@@ -138,7 +156,7 @@
  * counters, weak memory orders
  * (the model is sequentially consistent: the code's seq_cst fences after
  * the list pushes and at the start of nothing_to_sync, and its seq_cst
- * sync_in_progress accesses, are what make that valid), the chaos delays
+ * sync_generation accesses, are what make that valid), the chaos delays
  * (DSTD_CHAOS: the model has every interleaving), faults on the service
  * thread, full rings.
  *
@@ -148,7 +166,7 @@
  * acks), L left movers (releasing those locks; sending a diff to a home's
  * queue) and N at most one other access to shared state (a read of
  * master[], a home's write, a list push or take_all, a load of a list's
- * emptiness or of sync_in_progress, a store to sync_in_progress, the
+ * emptiness or of sync_generation, a bump of sync_generation, the
  * flag's load or store, or an application load or store).  Protection
  * changes count as follows: they only enable or disable other threads'
  * loads and stores of that page, and every protection change is made by
@@ -225,6 +243,8 @@
  *   CAP=n (V2)               notice ring slots per home (default 1)
  *   NO_P6, NO_P7 (V2)        leave out the monitor's invariants (to see
  *                            what the data assertions alone catch)
+ *   KEEP_WRITABLE            flushes keep pages flushed before writable
+ *                            (K1-K5; not with BUG_NO_WRITE_PROTECT)
  * Broken protocols (SPIN must find an error)
  *   BUG_PUSH_CACHED_AFTER_FETCH   issue 10: F1 does not push, F3 does.
  *       B's fetch is in flight; an acquire on A finds the lists empty (or
@@ -238,14 +258,16 @@
  *       fix): A stores into the writable page in between, its release
  *       finds the dirty list empty and returns, and the next owner of the
  *       mutex reads the old value at the home (P1).
- *   BUG_WAIT_OWN_ACKS_ONLY   release's fast path ignores sync_in_progress
- *       (the runtime's first version): B's release takes the dirty page
- *       holding A's write; A's release finds the list empty, returns and
- *       unlocks before B's diff is applied (P1).
- *   BUG_NO_SYNC_IN_PROGRESS  acquire's fast path ignores sync_in_progress
- *       (run with B_ACQUIRES): B's acquire has taken the cached list but
- *       not yet invalidated; A's acquire finds both lists empty and reads
- *       a stale page (P1).
+ *   BUG_WAIT_OWN_ACKS_ONLY   release's fast path ignores sync_generation
+ *       (the runtime's first version; the check was sync_in_progress
+ *       then): B's release takes the dirty page holding A's write; A's
+ *       release finds the list empty, returns and unlocks before B's diff
+ *       is applied (P1).
+ *   BUG_NO_SYNC_IN_PROGRESS  acquire's fast path ignores sync_generation
+ *       (named after sync_in_progress, which it replaced; run with
+ *       B_ACQUIRES): B's acquire has taken the cached list but not yet
+ *       invalidated; A's acquire finds both lists empty and reads a stale
+ *       page (P1).
  *   BUG_INVALIDATE_SKIPS_DIRTY    the invalidation leaves a page found
  *       DIRTY as it is (I3, I4 skipped; back on cached): bytes fetched
  *       before the acquire stay, A reads one (P1).
@@ -275,6 +297,19 @@
  *       between is copied into the twin, so no diff carries it: the
  *       next owner of the mutex reads the old value at the home (P1), or
  *       the write never reaches the home (P2).
+ *   BUG_KEEP_WRITABLE_NO_GENERATION  (with KEEP_WRITABLE) nothing_to_sync
+ *       loads dirty.empty() and then only checks that no flush is under
+ *       way (sync_in_progress, the prototype's code): B's exit flush has
+ *       taken page 0 (kept: off dirty, writable) and loaded byte 0; A
+ *       stores byte 0 and releases: dirty looks empty; B's flush relists
+ *       the page and ends; A sees no flush, returns and unlocks; node 0
+ *       reads the old byte 0 at the home (P1).
+ *   BUG_KEEP_WRITABLE_TWIN_NOT_ADVANCED  (with KEEP_WRITABLE) a kept
+ *       page's twin keeps its old bytes: the next diff sends a byte again
+ *       with this node's old value, over another node's later write (P2).
+ *   BUG_KEEP_WRITABLE_TWIN_FROM_PAGE  (with KEEP_WRITABLE) a kept page's
+ *       twin is copied from the frame after the diff: a store between the
+ *       diff's load and the copy is in the twin, so in no diff (P1).
  * Not an error (no test; run it by hand):
  *   BUG_WRITE_AHEAD_PROTECT_BEFORE_PUSH  (with WRITE_AHEAD) W5 twins and
  *       maps both pages read-write, and pushes the page ahead on dirty in
@@ -284,7 +319,7 @@
  *       listed: checked once with an assertion): the faulting page p is
  *       on dirty since W1 and stays locked until after the push, so a
  *       release that follows such a store finds dirty non-empty (or
- *       sync_in_progress set, if a flush took p), goes to sync_mutex,
+ *       sync_generation odd, if a flush took p), goes to sync_mutex,
  *       and the flush that takes p waits for p's lock and then takes the
  *       list again, with the page ahead on it.  What the code relies on is
  *       p's push before the protect and p's unlock after the pushes of
@@ -352,7 +387,7 @@
  *       it keeps and relists it after the walk (still under sync_mutex):
  *       caught by P6 only; the data assertions see nothing, since every
  *       thread that could depend on the list waits for sync_mutex or sees
- *       sync_in_progress (README.md).
+ *       the generation odd or moved (README.md).
  *   BUG_V2_REFRESH_NO_LIST   a page the walk took and refreshed is unlocked
  *       without list_cached: dirty and on no list (P6).
  *   BUG_V2_TRUST_OWN_DIFF    note_applied moves seen on and bumps cv on
@@ -378,6 +413,14 @@
 #if !defined(WRITE_AHEAD) && \
     (defined(BUG_WRITE_AHEAD_PROTECT_BEFORE_PUSH) || defined(BUG_WRITE_AHEAD_TWIN_AFTER_PROTECT))
 #error "the BUG_WRITE_AHEAD_ variants need WRITE_AHEAD"
+#endif
+
+#if defined(KEEP_WRITABLE) && defined(BUG_NO_WRITE_PROTECT)
+#error "KEEP_WRITABLE replaces the flush BUG_NO_WRITE_PROTECT changes"
+#endif
+#if !defined(KEEP_WRITABLE) && (defined(BUG_KEEP_WRITABLE_NO_GENERATION) || \
+    defined(BUG_KEEP_WRITABLE_TWIN_NOT_ADVANCED) || defined(BUG_KEEP_WRITABLE_TWIN_FROM_PAGE))
+#error "the BUG_KEEP_WRITABLE_ variants need KEEP_WRITABLE"
 #endif
 
 #if defined(V2) && (defined(GROUP) || defined(PREFETCH) || defined(WRITE_AHEAD) || \
@@ -439,7 +482,17 @@ typedef Node {          /* one node's coherence state, shared by its threads */
   byte cached;          /* directory.cached as a set: bit p = page p on it */
   byte dirty;           /* directory.dirty as a set                        */
   byte smx;             /* sync_mutex: 0 free, else holder tid + 1         */
-  bit  sip;             /* sync_in_progress                                */
+  byte gw;              /* sync_generation, as what nothing_to_sync sees of
+                         * it: the threads (bit t) between its first load
+                         * and its second, watching (GEN_FIRST) ...        */
+  byte gm;              /* ... and those of them that saw it move: a bump
+                         * since their first load (GEN_START, GEN_END).
+                         * It is odd exactly while smx is held.            */
+#ifdef KEEP_WRITABLE
+  byte fl[NP];          /* page_directory::flushed_: 0 never write-protected
+                         * by a flush; 1 flushed before (kept while
+                         * written); 2 kept through one empty flush        */
+#endif
 #ifdef V2
   byte cv[NP];          /* directory.version: the version read before the
                          * page's bytes (meaningful while not INVALID)     */
@@ -992,9 +1045,109 @@ inline drop_twin(p)
   F.tw[p*PS+0] = 0; F.tw[p*PS+1] = 0; F.tw[p*PS+2] = 0
 }
 
+/* The write-protected flush of locked dirty page p: protect_runs, diff,
+ * send, drop the twin, read_only, (KEEP_WRITABLE) note_flushed, unlock. */
+inline flush_protected(p)
+{
+  F.pr[p] = P_READ;                             /* protect_runs          */
+  diff_send(p);
+  drop_twin(p);
+  F.st[p] = READ_ONLY;
+#ifdef KEEP_WRITABLE
+  F.fl[p] = 1;                                  /* note_flushed          */
+#endif
+  F.pl[p] = 0                                   /* unlock                */
+}
+
+#ifdef KEEP_WRITABLE
+/* One byte of a kept page's diff (page_changes, put_runs): the frame is
+ * writable, so each load is a step of its own.  The code loads each byte
+ * twice, for the mask and for the value; a store between the two makes
+ * the diff carry the newer value, which is a load of it once, later; a
+ * store after the mask's load is for the next diff either way.  The value
+ * goes in b0-b2, the mask in m. */
+#define KEPT_BYTE(p, k, b) \
+  if :: F.c[p*PS+k] != F.tw[p*PS+k] -> m = m | (1 << k); b = F.c[p*PS+k] :: else fi
+
+/* A kept page's diff sent (the values loaded, not the frame's), and its
+ * twin advanced to exactly the bytes sent (advance_twin).
+ * BUG_KEEP_WRITABLE_TWIN_NOT_ADVANCED leaves the twin as it was;
+ * BUG_KEEP_WRITABLE_TWIN_FROM_PAGE copies the frame into it in the next
+ * step (flush_kept). */
+inline send_kept(p)
+{
+  if
+  :: m != 0 ->
+     homeq[HOME(p)] ! t, p, m, b0, b1, b2;
+     inflight++;
+#ifdef V2
+     sent = sent | BIT(HOME(p));
+#endif
+     tfl[t]++
+  :: else
+  fi;
+#if !defined(BUG_KEEP_WRITABLE_TWIN_NOT_ADVANCED) && !defined(BUG_KEEP_WRITABLE_TWIN_FROM_PAGE)
+  if :: m & 1 -> F.tw[p*PS+0] = b0 :: else fi;
+  if :: m & 2 -> F.tw[p*PS+1] = b1 :: else fi;
+  if :: m & 4 -> F.tw[p*PS+2] = b2 :: else fi;
+#endif
+  b0 = 0; b1 = 0; b2 = 0
+}
+
+/* flush_dirty_pages' branch for a page a flush write-protected before
+ * (locked, dirty, still writable): K1 K2 K3 its diff, a byte per step,
+ * K3 also sends it and asks keep_writable: written, or flushed before and
+ * not yet kept through an empty flush -> kept (stays locked, off the
+ * dirty list, writable; relisted by flush_kept_end); else K4 the
+ * write-protected flush, as a page never flushed. */
+inline flush_kept(p)
+{
+  atomic { KEPT_BYTE(p, 1, b1) };
+  atomic {
+    KEPT_BYTE(p, 2, b2);
+    send_kept(p);
+    if
+    :: m != 0 || F.fl[p] == 1 ->                /* keep_writable         */
+       F.fl[p] = (m != 0 -> 1 : 2);
+       kept = kept | BIT(p)
+    :: else -> F.fl[p] = 1
+    fi;
+    m = 0
+  };
+#ifdef BUG_KEEP_WRITABLE_TWIN_FROM_PAGE
+  atomic {
+    F.tw[p*PS+0] = F.c[p*PS+0]; F.tw[p*PS+1] = F.c[p*PS+1]; F.tw[p*PS+2] = F.c[p*PS+2]
+  };
+#endif
+  if
+  :: kept & BIT(p) -> skip
+  :: else -> atomic { flush_protected(p) }      /* K4                    */
+  fi
+}
+
+/* After the flush has taken the whole list: each kept page pushed on dirty
+ * and unlocked (dirty, writable), one step each. */
+inline flush_kept_end()
+{
+  q = 0;
+  do
+  :: q < NP ->
+     if
+     :: kept & BIT(q) -> atomic { push_dirty(q); F.pl[q] = 0 }
+     :: else
+     fi;
+     q++
+  :: else -> break
+  od;
+  q = 0; kept = 0
+}
+#endif
+
 /* flush_dirty_pages, up to send_and_wait's wait: take_all(dirty) until it
  * comes back empty; each page taken: lock, if still dirty write-protect,
- * diff, send, drop the twin, read_only; unlock. */
+ * diff, send, drop the twin, read_only; unlock.  KEEP_WRITABLE: a page
+ * flushed before goes through flush_kept instead (its K1 is the lock's
+ * step), and the kept pages are relisted at the end. */
 inline flush_dirty_pages()
 {
   do
@@ -1008,18 +1161,24 @@ inline flush_dirty_pages()
      :: q < NP ->
         if
         :: taken & BIT(q) ->
-#ifndef BUG_NO_WRITE_PROTECT
+#if defined(KEEP_WRITABLE)
            atomic {
              F.pl[q] == 0 -> F.pl[q] = ME;      /* lock                  */
              if
-             :: F.st[q] == DIRTY ->
-                F.pr[q] = P_READ;               /* protect_runs          */
-                diff_send(q);
-                drop_twin(q);
-                F.st[q] = READ_ONLY
-             :: else
-             fi;
-             F.pl[q] = 0                        /* unlock                */
+             :: F.st[q] == DIRTY && F.fl[q] != 0 ->
+                kw = 1; KEPT_BYTE(q, 0, b0)     /* K1                    */
+             :: F.st[q] == DIRTY && F.fl[q] == 0 -> flush_protected(q)
+             :: else -> F.pl[q] = 0
+             fi
+           };
+           if :: kw -> kw = 0; flush_kept(q) :: else fi
+#elif !defined(BUG_NO_WRITE_PROTECT)
+           atomic {
+             F.pl[q] == 0 -> F.pl[q] = ME;      /* lock                  */
+             if
+             :: F.st[q] == DIRTY -> flush_protected(q)
+             :: else -> F.pl[q] = 0             /* unlock                */
+             fi
            }
 #else
            atomic {
@@ -1046,7 +1205,10 @@ inline flush_dirty_pages()
      :: else -> break
      od;
      q = 0
-  od
+  od;
+#ifdef KEEP_WRITABLE
+  flush_kept_end()
+#endif
 }
 
 /* refresh_dirty_page + cached.push + unlock, for page p (locked). */
@@ -1459,72 +1621,112 @@ inline drop_changed_pages()
 #define HOME_BUMP() skip
 #endif
 
+/* synchronized()'s start and end: sync_mutex taken and sync_generation
+ * bumped (odd), then bumped (even) and sync_mutex let go.  A bump is seen
+ * by every thread watching (gm); the model keeps no count, so no two
+ * bumps can look like none (the code's count is 64 bits). */
+#define GEN_START atomic { F.smx == 0 -> F.smx = ME; F.gm = F.gm | F.gw }
+#define GEN_END   F.gm = F.gm | F.gw; F.smx = 0
+
+/* nothing_to_sync's loads of sync_generation: GEN_FIRST the first (odd:
+ * refuse; else watch), GEN_LAST the second (moved: refuse), and the watch
+ * ends (GEN_UNWATCH) in the step that ends the fast path.
+ * BUG_WAIT_OWN_ACKS_ONLY (release) and BUG_NO_SYNC_IN_PROGRESS (acquire)
+ * do not look at it; BUG_KEEP_WRITABLE_NO_GENERATION only checks, last,
+ * that it is even: the code before the generation, whose
+ * sync_in_progress was true exactly while sync_mutex was held. */
+#define GEN_UNWATCH F.gw = F.gw & ~BIT(t); F.gm = F.gm & ~BIT(t)
+#if defined(BUG_KEEP_WRITABLE_NO_GENERATION)
+#define GEN_FIRST(use) fast = 1
+#define GEN_LAST(use)  fast = (F.smx == 0)
+#else
+#define GEN_FIRST(use) \
+  if \
+  :: use -> fast = (F.smx == 0); if :: fast -> F.gw = F.gw | BIT(t) :: else fi \
+  :: else -> fast = 1 \
+  fi
+#define GEN_LAST(use)  if :: use -> fast = ((F.gm & BIT(t)) == 0) :: else fi; GEN_UNWATCH
+#endif
+
 /* coherence::release(), then post_release(POST).  The fast path,
- * nothing_to_sync(false), loads dirty.empty() and then, if true,
- * sync_in_progress (&& short-circuits), one load per step. */
+ * nothing_to_sync(false): loads sync_generation, dirty.empty(), the
+ * generation again (&& short-circuits), one load per step. */
 inline release(POST)
 {
 #ifdef BUG_WAIT_OWN_ACKS_ONLY
-  atomic {                                      /* sync_in_progress not  */
-    fast = (F.dirty == 0);                      /* looked at             */
-    if :: fast -> post_release(POST) :: else fi
-  };
+#define R_GEN 0
 #else
+#define R_GEN 1
+#endif
   atomic {                                      /* V2: a home's release  */
     HOME_BUMP();                                /* bumps its write epoch */
-    fast = (F.dirty == 0)                       /* (node 2 homes nothing; */
+    GEN_FIRST(R_GEN)                            /* (node 2 homes nothing; */
   };                                            /* nodes 0, 1 atomic)    */
   if
-  :: atomic { fast -> fast = !F.sip; if :: fast -> post_release(POST) :: else fi }
+  :: atomic { fast -> fast = (F.dirty == 0); if :: !fast -> GEN_UNWATCH :: else fi }
   :: else
   fi;
-#endif
+  if
+  :: atomic {
+       fast -> GEN_LAST(R_GEN);
+       if :: fast -> post_release(POST) :: else fi
+     }
+  :: else
+  fi;
   if
   :: fast -> fast = 0                           /* nothing to sync       */
   :: else ->
-     atomic { F.smx == 0 -> F.smx = ME; F.sip = 1 };   /* synchronized() */
+     GEN_START;                                 /* synchronized()        */
      flush_dirty_pages();
      atomic {                                   /* send_and_wait's wait  */
        tfl[t] == 0;
        NOTE_APPLIED();
-       F.sip = 0; F.smx = 0;
+       GEN_END;
        post_release(POST)
      }
   fi
 }
 
 /* With PRE 1: lock the mutex.  Then coherence::acquire(): the fast path,
- * nothing_to_sync(true), loads dirty.empty(), cached.empty(),
- * sync_in_progress, each only if the previous one was true. */
+ * nothing_to_sync(true), loads sync_generation, dirty.empty(),
+ * cached.empty(), the generation again, each only if the previous one
+ * passed. */
 inline acquire(PRE)
 {
+#ifdef BUG_NO_SYNC_IN_PROGRESS
+#define A_GEN 0
+#else
+#define A_GEN 1
+#endif
   atomic {
     (PRE != 1 || lock == 0);                    /* the mutex's lock      */
     if :: PRE == 1 -> lock = 1 :: else fi;
-    fast = (F.dirty == 0)
+    GEN_FIRST(A_GEN)
   };
   if
-  :: atomic { fast -> fast = (F.cached == 0) }
+  :: atomic { fast -> fast = (F.dirty == 0); if :: !fast -> GEN_UNWATCH :: else fi }
   :: else
   fi;
-#ifndef BUG_NO_SYNC_IN_PROGRESS
   if
-  :: atomic { fast -> fast = !F.sip }
+  :: atomic { fast -> fast = (F.cached == 0); if :: !fast -> GEN_UNWATCH :: else fi }
   :: else
   fi;
-#endif
+  if
+  :: atomic { fast -> GEN_LAST(A_GEN) }
+  :: else
+  fi;
   if
   :: fast -> fast = 0                           /* nothing to sync       */
   :: else ->
-     atomic { F.smx == 0 -> F.smx = ME; F.sip = 1 };   /* synchronized() */
+     GEN_START;                                 /* synchronized()        */
      flush_dirty_pages();
 #ifdef BUG_INVALIDATE_BEFORE_ACK
      invalidate_cached_pages();
-     atomic { tfl[t] == 0; F.sip = 0; F.smx = 0 }
+     atomic { tfl[t] == 0; GEN_END }
 #else
      atomic { tfl[t] == 0; NOTE_APPLIED() };    /* send_and_wait's wait  */
      INVALIDATE();
-     atomic { F.sip = 0; F.smx = 0 }
+     atomic { GEN_END }
 #endif
   fi
 }
@@ -1620,6 +1822,8 @@ inline exit_thread()
   byte i, op, v, pg, m, q; \
   byte taken, still;    /* pages taken from a list; kept locked (refresh)  */ \
   bit  fast;            /* nothing_to_sync's result so far                 */ \
+  byte kept;            /* KEEP_WRITABLE: pages the flush keeps writable   */ \
+  bit  kw;              /* KEEP_WRITABLE: flush_kept next                  */ \
   bit  flt;             /* a fault's fetch is next                         */ \
   bit  wf;              /* BUG_PUSH_DIRTY_AFTER_PROTECT: push + unlock next */ \
   bit  wa;              /* WRITE_AHEAD: write_ahead next                   */ \

@@ -32,6 +32,8 @@ struct node_stats {
   std::uint64_t diff_bytes_sent;        // changed bytes sent home at releases
   std::uint64_t pages_invalidated;      // cached pages dropped at acquires
   std::uint64_t pages_kept;             // cached pages acquires kept (unchanged at home)
+  std::uint64_t pages_kept_writable;    // written pages a release sent and left writable
+                                        // (written again since an earlier release)
   std::uint64_t fault_nanoseconds;      // time spent resolving faults
   std::uint64_t releases;               // releases that sent diffs
   std::uint64_t acquires;               // acquires that invalidated pages
