@@ -166,19 +166,15 @@ class diff_batcher {
  public:
   explicit diff_batcher(node_id nodes) : open_(nodes) {}
 
-  // The page's diff against its twin; returns the bytes changed. With
-  // `advance`, for a page that stays writable, the twin then holds what was
-  // sent (diff.hpp, advance_twin).
+  // The page's diff against its twin; returns the bytes changed. A page
+  // that stays writable has its twin advanced to the bytes sent (diff.hpp,
+  // twin_update).
   std::size_t add(node_id home, std::uint64_t index, std::uintptr_t a, unsigned char* twin,
-                  bool advance) {
+                  twin_update update) {
     batch& b = open_[home];
-    const std::size_t begin = b.bytes.size();
-    const std::size_t changed = append_diff(b.bytes, a, alias_of(index), twin);
+    const std::size_t changed = append_diff(b.bytes, a, alias_of(index), twin, update);
     stats.diff_bytes_sent.fetch_add(changed, std::memory_order_relaxed);
-    if (changed != 0) {
-      b.pages.push_back(index);
-      if (advance) advance_twin(std::span<const std::byte>(b.bytes).subspan(begin), twin);
-    }
+    if (changed != 0) b.pages.push_back(index);
     if (b.bytes.size() + max_page_diff_bytes > transport::max_payload) close(home);
     return changed;
   }
@@ -472,7 +468,7 @@ std::uint64_t take_and_lock(page_list& list, std::uint64_t* pages, page_state ke
 // a lock, a buffer refilled each round): it stays writable, and costs no
 // fault and no mprotect, while its diff is not empty. Its diff is taken
 // while other workers may write it, so its twin then takes exactly the
-// bytes the diff carries (advance_twin): a byte written after it was
+// bytes the diff carries (twin_update): a byte written after it was
 // encoded still differs, and goes in the next flush. It stays locked and
 // off the dirty list until the flush has taken the whole list, then is
 // listed again before it is unlocked (a release that finds the list empty
@@ -495,7 +491,8 @@ std::uint64_t flush_dirty_pages() {
       unsigned char* twin = twins.bytes(directory.twin(index));
       if (directory.flushed_before(index)) {
         keep_per_node_bytes(a, twin, alias_of(index));  // never sent home
-        const bool written = batcher.add(space->home(a), index, a, twin, true) != 0;
+        const bool written =
+            batcher.add(space->home(a), index, a, twin, twin_update::to_sent_bytes) != 0;
         if (directory.keep_writable(index, written)) {
           kept_writable.push_back(index);
           continue;
@@ -509,7 +506,7 @@ std::uint64_t flush_dirty_pages() {
       const std::uintptr_t a = page_address(index);
       const std::uint32_t slot = directory.twin(index);
       keep_per_node_bytes(a, twins.bytes(slot), alias_of(index));  // never sent home
-      batcher.add(space->home(a), index, a, twins.bytes(slot), false);
+      batcher.add(space->home(a), index, a, twins.bytes(slot), twin_update::none);
       twins.give_back(slot);
       directory.set_twin(index, 0);
       directory.note_flushed(index);
@@ -532,27 +529,42 @@ std::uint64_t flush_dirty_pages() {
   return flushed;
 }
 
-// A page dirtied after this acquire's flush: keep the local changes, bring
-// in the home's bytes around them, and make the home's copy the new twin.
-// Caller holds the page lock.
-void refresh_dirty_page(std::uint64_t index) {
-  const std::uintptr_t a = page_address(index);
-  protect(a, PROT_READ);
-  const std::uint32_t old_slot = directory.twin(index);
-  const std::uint32_t new_slot = twins.take();
-  unsigned char* fresh = twins.bytes(new_slot);
-  read_version_then_page(index, fresh, a);
-  const unsigned char* old_twin = twins.bytes(old_slot);
-  unsigned char* now = alias_of(index);
-  unsigned char mine[page];
-  std::memcpy(mine, now, page);
-  for (std::uint64_t i = 0; i < page; ++i) {
-    if (now[i] == old_twin[i]) now[i] = fresh[i];
+// Pages dirty at this acquire (written after its flush by another worker,
+// or kept writable by a flush) whose home changed them: keep the local
+// changes, bring in the home's bytes around them, and make the home's copy
+// the new twin. `sorted` pages are locked by the caller. All at once: one
+// mprotect per run to write-protect them (a racing write faults and waits
+// for the page lock), their versions and then their bytes read with one
+// read per run, one mprotect per run to make them writable again; a page
+// at a time each was two mprotects and two reads (a 1 MiB buffer kept
+// writable by a producer whose consumer homes it: a fifth of each round).
+void refresh_dirty_pages(const std::vector<std::uint64_t>& sorted) {
+  if (sorted.empty()) return;
+  const std::uint64_t n = sorted.size();
+  protect_runs(sorted.data(), n, PROT_READ);
+  read_versions(sorted.data(), n);
+  std::vector<unsigned char> fresh(n * page);
+  completion done;
+  for_each_run(sorted.data(), n, [&](std::uint64_t i, std::uint64_t count, node_id) {
+    done.expect();
+    current_transport()->post_read(&fresh[i * page], page_address(sorted[i]), count * page, done);
+  });
+  done.wait();
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t index = sorted[i];
+    const std::uintptr_t a = page_address(index);
+    unsigned char* twin = twins.bytes(directory.twin(index));
+    unsigned char* now = alias_of(index);
+    const unsigned char* home = &fresh[i * page];
+    unsigned char mine[page];
+    std::memcpy(mine, now, page);
+    for (std::uint64_t b = 0; b < page; ++b) {
+      if (now[b] == twin[b]) now[b] = home[b];
+    }
+    keep_per_node_bytes(a, now, mine);
+    std::memcpy(twin, home, page);
   }
-  keep_per_node_bytes(a, now, mine);
-  twins.give_back(old_slot);
-  directory.set_twin(index, new_slot);
-  protect(a, PROT_READ | PROT_WRITE);
+  protect_runs(sorted.data(), n, PROT_READ | PROT_WRITE);
 }
 
 // What an acquire does with the pages it caches from one home.
@@ -783,9 +795,10 @@ std::uint64_t drop_changed_pages() {
   std::sort(v.drop.begin(), v.drop.end());
   protect_runs(v.drop.data(), v.drop.size(), PROT_NONE);
   for (std::uint64_t index : v.drop) directory.unlock(index, page_state::invalid);
+  std::sort(v.refresh.begin(), v.refresh.end());
+  chaos::point();
+  refresh_dirty_pages(v.refresh);
   for (std::uint64_t index : v.refresh) {
-    chaos::point();
-    refresh_dirty_page(index);
     directory.list_cached(index);  // if the walk took it: listed again before anyone can use it
     directory.unlock(index, page_state::dirty);
   }
@@ -793,9 +806,9 @@ std::uint64_t drop_changed_pages() {
     if (changes.looked[h]) homes[h].seen = changes.now[h];
   }
   stats.pages_invalidated.fetch_add(v.drop.size(), std::memory_order_relaxed);
-  if (!v.drop.empty()) {
+  if (!v.drop.empty() || !v.refresh.empty()) {
     stats.acquires.fetch_add(1, std::memory_order_relaxed);
-    trace::span(trace::kind::acquire, traced_from, v.drop.size());
+    trace::span(trace::kind::acquire, traced_from, v.drop.size(), v.refresh.size());
   }
   return v.drop.size();
 }

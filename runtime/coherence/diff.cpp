@@ -4,7 +4,6 @@
 #include <array>
 #include <cstring>
 
-#include "runtime/common/assert.hpp"
 #include "runtime/common/layout.hpp"
 
 namespace dstd::rt::coherence {
@@ -99,14 +98,17 @@ struct page_changes {
   std::size_t masked_size() const { return 2 + (last - first) + bytes; }
 };
 
-// Runs: per run u16 offset, u16 length, the bytes.
-std::byte* put_runs(std::byte* at, const page_changes& c, const unsigned char* now) {
+// Runs: per run u16 offset, u16 length, the bytes. With `advance`, the
+// twin also takes the bytes written out (append_diff).
+std::byte* put_runs(std::byte* at, const page_changes& c, const unsigned char* now,
+                    unsigned char* advance) {
   std::size_t start = 0, len = 0;
   auto close = [&] {
     if (len == 0) return;
     at = put_at(at, static_cast<std::uint16_t>(start));
     at = put_at(at, static_cast<std::uint16_t>(len));
     std::memcpy(at, now + start, len);
+    if (advance != nullptr) std::memcpy(advance + start, at, len);
     at += len;
     len = 0;
   };
@@ -130,14 +132,20 @@ std::byte* put_runs(std::byte* at, const page_changes& c, const unsigned char* n
 }
 
 // Masked: u16 first word, then per word of [first, last) its mask byte and
-// the bytes it names.
-std::byte* put_masked(std::byte* at, const page_changes& c, const unsigned char* now) {
+// the bytes it names. With `advance`, the twin also takes the bytes written
+// out (append_diff).
+std::byte* put_masked(std::byte* at, const page_changes& c, const unsigned char* now,
+                      unsigned char* advance) {
   at = put_at(at, static_cast<std::uint16_t>(c.first));
   for (std::size_t w = c.first; w < c.last; ++w) {
     const std::uint8_t m = c.mask[w];
     *at++ = static_cast<std::byte>(m);
     for (unsigned b = 0; b < 8; ++b) {
-      if (m & (1u << b)) *at++ = static_cast<std::byte>(now[w * 8 + b]);
+      if (m & (1u << b)) {
+        *at = static_cast<std::byte>(now[w * 8 + b]);
+        if (advance != nullptr) advance[w * 8 + b] = static_cast<unsigned char>(*at);
+        ++at;
+      }
     }
   }
   return at;
@@ -180,7 +188,7 @@ bool apply_masked(std::span<const std::byte>& batch, std::size_t words, std::byt
 }  // namespace
 
 std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
-                        const unsigned char* now, const unsigned char* twin) {
+                        const unsigned char* now, unsigned char* twin, twin_update update) {
   const page_changes c(now, twin);
   if (c.bytes == 0) return 0;
   const bool masked = c.masked_size() < c.runs_size();
@@ -188,7 +196,8 @@ std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
   out.resize(begin + 10 + (masked ? c.masked_size() : c.runs_size()));
   std::byte* at = put_at(out.data() + begin, std::uint64_t{page});
   at = put_at(at, static_cast<std::uint16_t>(masked ? masked_flag | (c.last - c.first) : c.runs));
-  masked ? put_masked(at, c, now) : put_runs(at, c, now);
+  unsigned char* const advance = update == twin_update::to_sent_bytes ? twin : nullptr;
+  masked ? put_masked(at, c, now, advance) : put_runs(at, c, now, advance);
   return c.bytes;
 }
 
@@ -205,18 +214,6 @@ bool apply_diffs(std::span<const std::byte> batch, diff_target& to) {
     to.page_done(page);
   }
   return true;
-}
-
-void advance_twin(std::span<const std::byte> diff, unsigned char* twin) {
-  // The one decoder, with the twin as the page's bytes.
-  struct into_twin final : diff_target {
-    std::byte* twin;
-    std::byte* bytes_of(std::uintptr_t) override { return twin; }
-    void page_done(std::uintptr_t) override {}
-  } to;
-  to.twin = reinterpret_cast<std::byte*>(twin);
-  const bool decoded = apply_diffs(diff, to);
-  DSTD_ASSERT(decoded, "a page diff just encoded did not decode (%zu bytes)", diff.size());
 }
 
 }  // namespace dstd::rt::coherence

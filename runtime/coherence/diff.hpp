@@ -26,18 +26,19 @@ namespace dstd::rt::coherence {
 // byte changed (the form chosen is never larger than that).
 inline constexpr std::size_t max_page_diff_bytes = 8 + 2 + 2 + 512 * 9;
 
+// What append_diff does to the twin: nothing (the page was write-protected
+// before its diff, and its twin is dropped after), or give it exactly the
+// bytes the diff carries, each copied from the diff as written (a page
+// that stays writable across a flush, which another thread may write while
+// it is diffed: a byte changed after it was encoded then still differs
+// from the twin, and goes in the next diff).
+enum class twin_update { none, to_sent_bytes };
+
 // Appends the diff of `now` against `twin` for the page at `page`; returns
 // the number of changed bytes (0: nothing appended).
 std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
-                        const unsigned char* now, const unsigned char* twin);
-
-// Writes into `twin` exactly the bytes that `diff`, one page's diff as
-// append_diff wrote it against that twin, carries, with the values it
-// carries. For a page that stays writable across a flush, whose
-// bytes another thread may change while it is diffed: a byte changed after
-// it was encoded then still differs from the twin, and goes in the next
-// diff.
-void advance_twin(std::span<const std::byte> diff, unsigned char* twin);
+                        const unsigned char* now, unsigned char* twin,
+                        twin_update update = twin_update::none);
 
 // Where a decoded batch goes: the home's bytes of each page, which the
 // decoder stores into (byte-exact: only changed bytes), then, once they are

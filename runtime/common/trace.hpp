@@ -29,7 +29,7 @@ enum class kind : std::uint32_t {
   run,      // a dstd thread ran on a worker; a: its waiter id
   fault,    // a page fault; a: page address, b: home node, c: 1 if a write
   release,  // a release that sent diffs; a: pages, b: diff bytes
-  acquire,  // an acquire that dropped pages; a: pages dropped
+  acquire,  // an acquire that dropped or refreshed pages; a: pages dropped, b: refreshed
   wait,     // a wait on a word (locks, condition variables, atomics' wait);
             // a: the word, b: its home, c: the waiter id
   handle,   // a message handled; a: handler name (a static string), b: from, c: bytes

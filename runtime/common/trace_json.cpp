@@ -189,6 +189,7 @@ void write_event(const event& e, unsigned tid) {
     case kind::acquire:
       span("acquire", "coherence", e, tid);
       arg("pages_dropped", e.a);
+      arg("pages_refreshed", e.b);
       break;
     case kind::wait:
       // Waits of different dstd threads overlap on one worker's track (a

@@ -79,6 +79,16 @@ TEST(Diff, CarriesExactlyTheChangedBytesInRandomPatterns) {
     std::size_t expect_changed = 0;
     for (std::size_t i = 0; i < page; ++i) expect_changed += now[i] != twin[i];
     ASSERT_EQ(changed, expect_changed) << "trial " << trial;
+    // The same diff with the twin advanced (a page kept writable): the
+    // same bytes out, and the twin then holds them, so nothing is left.
+    std::vector<unsigned char> advanced = twin;
+    std::vector<std::byte> again;
+    ASSERT_EQ(append_diff(again, at, now.data(), advanced.data(), twin_update::to_sent_bytes),
+              changed);
+    ASSERT_EQ(again, out) << "trial " << trial;
+    ASSERT_EQ(advanced, now) << "trial " << trial;
+    std::vector<std::byte> rest;
+    ASSERT_EQ(append_diff(rest, at, now.data(), advanced.data()), 0u) << "trial " << trial;
     if (changed == 0) {
       EXPECT_TRUE(out.empty());
       continue;

@@ -100,6 +100,7 @@ TEST(DstdrunTrace, EveryNodeHasNamedWorkerTracksAndTheEventsOfItsWork) {
     }
     if (e.name == "acquire") {
       EXPECT_NE(e.line.find("\"pages_dropped\": "), std::string::npos) << e.line;
+      EXPECT_NE(e.line.find("\"pages_refreshed\": "), std::string::npos) << e.line;
     }
     if (e.name == "release") {
       EXPECT_NE(e.line.find("\"pages\": "), std::string::npos) << e.line;

@@ -5,12 +5,16 @@
 //                               counter ROUNDS times under one dstd::mutex,
 //                               and writes its node into a shared array
 //                               (faults, releases, acquires, lock waits,
-//                               messages); main prints "counter N"
+//                               messages); the threads start together and
+//                               the first to take the lock holds it 20 ms,
+//                               so that the others wait for it and then
+//                               contend; main prints "counter N"
 //   trace_program die           as count 50, but node 1's thread then
 //                               calls abort()
 //   trace_program kill          as count 50, but node 1's thread then
 //                               kills its node (SIGKILL)
 //   trace_program hang          as count 50, then main sleeps for an hour
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +28,7 @@
 namespace {
 
 struct shared_state {
+  dstd::atomic<unsigned> running{0};
   dstd::mutex lock;
   long counter = 0;
   unsigned last_writer[4096] = {};
@@ -36,8 +41,11 @@ int count(unsigned rounds, ending how) {
   std::vector<dstd::thread> threads;
   for (unsigned k = 0; k < dstd::node_count(); ++k) {
     threads.push_back(dstd::spawn_on(k, [s, rounds, how] {
+      s->running.fetch_add(1);
+      while (s->running.load() < dstd::node_count()) dstd::this_thread::yield();
       for (unsigned r = 0; r < rounds; ++r) {
         std::lock_guard<dstd::mutex> g(s->lock);
+        if (s->counter == 0) dstd::this_thread::sleep_for(std::chrono::milliseconds(20));
         ++s->counter;
         s->last_writer[(r * 97) % 4096] = dstd::this_node();
       }

@@ -125,7 +125,7 @@
  *     DIRTY page some flush write-protected before (fl != 0) is diffed
  *     while writable, K1 (with D2's lock) K2 K3 one byte load per step
  *     (the other worker may store between them); K3 also sends the bytes
- *     loaded, sets the twin's bytes to them (advance_twin) and asks
+ *     loaded, sets the twin's bytes to them (twin_update) and asks
  *     keep_writable: written (a byte sent), or fl == 1 (not yet kept
  *     through an empty flush) -> kept: fl = 1 if written, else 2; stays
  *     locked, writable and off dirty; else fl = 1 and K4 flushes it
@@ -140,11 +140,17 @@
  *     the refreshes.  Per page taken: I2 lock it (waits, e.g. for a fault
  *     whose fetch is in flight); READ_ONLY -> protect_runs(PROT_NONE),
  *     unlock(invalid); DIRTY -> stays locked (still_cached); else unlock.
- *     Then I1 again.  Per page in still_cached, refresh_dirty_page():
+ *     Then I1 again.  Per page in still_cached, refresh_dirty_pages():
  *     I3 protect(PROT_READ), read the home's page (one step, or one per
  *     byte with FETCH_BYTEWISE); I4 every byte still equal to the old twin
  *     takes the home's value, the home's page becomes the twin,
  *     protect(PROT_READ | PROT_WRITE); I5 cached.push, unlock(dirty).
+ *     (The code does each of these for all its pages at once: every
+ *     page protected, then all read, merged, made writable, then each
+ *     listed and unlocked; all stay locked throughout, so only the
+ *     protection changes are seen by other threads, and doing them page
+ *     by page moves removals of rights later and additions earlier:
+ *     more interleavings, not fewer.)
  *   The mutex: lock = the lock word taken at its home, then acquire();
  *   unlock = release(), then the word freed.  The atomic flag (MP): store
  *   = release(), then the store at its home; load = the load at its home,
@@ -1070,7 +1076,8 @@ inline flush_protected(p)
   if :: F.c[p*PS+k] != F.tw[p*PS+k] -> m = m | (1 << k); b = F.c[p*PS+k] :: else fi
 
 /* A kept page's diff sent (the values loaded, not the frame's), and its
- * twin advanced to exactly the bytes sent (advance_twin).
+ * twin advanced to exactly the bytes sent (append_diff with
+ * twin_update::to_sent_bytes).
  * BUG_KEEP_WRITABLE_TWIN_NOT_ADVANCED leaves the twin as it was;
  * BUG_KEEP_WRITABLE_TWIN_FROM_PAGE copies the frame into it in the next
  * step (flush_kept). */

@@ -36,7 +36,7 @@ struct node_stats {
                                         // (written again since an earlier release)
   std::uint64_t fault_nanoseconds;      // time spent resolving faults
   std::uint64_t releases;               // releases that sent diffs
-  std::uint64_t acquires;               // acquires that invalidated pages
+  std::uint64_t acquires;               // acquires that dropped or refreshed pages
   std::uint64_t remote_frees_sent;      // blocks freed here, sent to their homes
   std::uint64_t remote_frees_received;  // blocks other nodes sent here to free
   std::uint64_t messages_sent;          // transport messages (sends, calls, replies)
