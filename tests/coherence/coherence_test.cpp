@@ -499,6 +499,46 @@ TEST(Coherence, ALockTakenInALoopByOneRemoteNodeKeepsItsPagesCachedAndWritable) 
   delete shared;
 }
 
+// A page kept writable (DESIGN §4, "Pages written in every interval stay
+// writable") goes back to read-only once releases find it unwritten twice
+// in a row: a page written once in a while costs no diff scan at every
+// release. Node 1 writes a page of node 0's and releases, four times
+// (kept from the second); then releases twice without writing it; the
+// next write faults again. Every write reaches the home.
+TEST(Coherence, AKeptPageIsWriteProtectedAgainAfterTwoReleasesThatFindItUnwritten) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  auto* page = static_cast<unsigned char*>(std::aligned_alloc(4096, 4096));
+  std::memset(page, 0, 4096);
+  std::uint64_t kept_while_written = 0, faults_while_kept = 0, faults_after = 0,
+                kept_after = 0;
+  dstd::spawn_on(1, [&] {
+    for (int i = 1; i <= 4; ++i) {
+      page[100] = static_cast<unsigned char>(i);
+      dstd::rt::coherence::release();
+    }
+    const dstd::node_stats kept = dstd::stats();
+    page[100] = 5;  // still writable: no fault
+    dstd::rt::coherence::release();
+    const dstd::node_stats written = dstd::stats();
+    faults_while_kept = written.write_faults - kept.write_faults;
+    kept_while_written = written.pages_kept_writable - kept.pages_kept_writable;
+    dstd::rt::coherence::release();  // unwritten: kept once more
+    dstd::rt::coherence::release();  // unwritten again: write-protected
+    const dstd::node_stats quiet = dstd::stats();
+    page[100] = 6;
+    dstd::rt::coherence::release();
+    const dstd::node_stats after = dstd::stats();
+    faults_after = after.write_faults - quiet.write_faults;
+    kept_after = after.pages_kept_writable - quiet.pages_kept_writable;
+  }).join();
+  EXPECT_EQ(faults_while_kept, 0u) << "a kept page faulted";
+  EXPECT_EQ(kept_while_written, 1u);
+  EXPECT_EQ(faults_after, 1u) << "the page stayed writable after two releases found it unwritten";
+  EXPECT_EQ(kept_after, 1u) << "written again after a fault: kept by the next release";
+  EXPECT_EQ(page[100], 6);
+  std::free(page);
+}
+
 // Issue 18 item 1: where the transport gives direct access to a home's
 // memory (shm without its delay), a release applies its diffs at the home
 // itself, sending no message; elsewhere (ucx, verbs, delayed shm) the diffs
