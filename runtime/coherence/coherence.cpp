@@ -33,6 +33,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -481,18 +482,21 @@ std::uint64_t flush_dirty_pages() {
   diff_batcher batcher(space->nodes);
   std::uint64_t* const pages = taken_chunk.data();
   kept_writable.clear();
+  // Returns the bytes changed; the static region's per-node bytes are never sent home.
+  auto add_diff = [&](std::uint64_t index, unsigned char* twin, twin_update update) {
+    const std::uintptr_t a = page_address(index);
+    keep_per_node_bytes(a, twin, alias_of(index));
+    return batcher.add(space->home(a), index, a, twin, update);
+  };
   std::uint64_t flushed = 0;
   for (std::uint64_t n; (n = take_and_lock(directory.dirty, pages, page_state::dirty)) != ~0ull;) {
     flushed += n;
     std::uint64_t to_protect = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
       const std::uint64_t index = pages[i];
-      const std::uintptr_t a = page_address(index);
-      unsigned char* twin = twins.bytes(directory.twin(index));
       if (directory.flushed_before(index)) {
-        keep_per_node_bytes(a, twin, alias_of(index));  // never sent home
-        const bool written =
-            batcher.add(space->home(a), index, a, twin, twin_update::to_sent_bytes) != 0;
+        unsigned char* twin = twins.bytes(directory.twin(index));
+        const bool written = add_diff(index, twin, twin_update::to_sent_bytes) != 0;
         if (directory.keep_writable(index, written)) {
           kept_writable.push_back(index);
           continue;
@@ -503,10 +507,8 @@ std::uint64_t flush_dirty_pages() {
     protect_runs(pages, to_protect, PROT_READ);  // from here a racing write faults and waits
     for (std::uint64_t i = 0; i < to_protect; ++i) {
       const std::uint64_t index = pages[i];
-      const std::uintptr_t a = page_address(index);
       const std::uint32_t slot = directory.twin(index);
-      keep_per_node_bytes(a, twins.bytes(slot), alias_of(index));  // never sent home
-      batcher.add(space->home(a), index, a, twins.bytes(slot), twin_update::none);
+      add_diff(index, twins.bytes(slot), twin_update::none);
       twins.give_back(slot);
       directory.set_twin(index, 0);
       directory.note_flushed(index);
@@ -543,7 +545,7 @@ void refresh_dirty_pages(const std::vector<std::uint64_t>& sorted) {
   const std::uint64_t n = sorted.size();
   protect_runs(sorted.data(), n, PROT_READ);
   read_versions(sorted.data(), n);
-  std::vector<unsigned char> fresh(n * page);
+  const auto fresh = std::make_unique_for_overwrite<unsigned char[]>(n * page);
   completion done;
   for_each_run(sorted.data(), n, [&](std::uint64_t i, std::uint64_t count, node_id) {
     done.expect();
