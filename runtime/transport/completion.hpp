@@ -11,12 +11,31 @@
 // finish() knows whom to unpark without touching the completion after the
 // count reaches zero (the waiter may return and free it at once). Expect
 // and wait on the same fiber or thread.
+//
+// Some results the waiter can collect itself: on shm a reply is written
+// straight into a slot of the caller's node (shm/reply_slots.hpp), and a
+// waiter that polls it while it spins needs no other thread to finish the
+// call. Such a backend sets a poller; wait() polls while it spins and once
+// more, with `parking`, before it parks or sleeps: from then on the backend
+// must have another thread (its service thread) finish what is left.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 
 namespace dstd::rt {
+
+class completion;
+
+class completion_poller {
+ public:
+  // Finishes what of `c` has arrived; with `parking`, also arranges that
+  // what arrives later is finished by another thread.
+  virtual void poll(completion& c, bool parking) = 0;
+
+ protected:
+  ~completion_poller() = default;
+};
 
 class completion {
  public:
@@ -31,11 +50,17 @@ class completion {
   bool done() const { return (state_.load(std::memory_order_acquire) & count_mask) == 0; }
   // Until every expected operation has finished: park (a fiber) or block.
   void wait();
+  // The backend's poller for results the waiter collects (see above); set
+  // by the waiter's own posts, one poller per completion.
+  void poll_with(completion_poller* p) { poller_ = p; }
 
  private:
   // Sets `bit` unless the count is zero (then false); `state` is the state
   // with the bit set.
   bool announce(std::uint32_t bit, std::uint32_t& state);
+  // Spins and yields while polling, then hands what is left to the poller's
+  // other thread (above).
+  void spin_then_hand_over();
   void park_until_done();
   void block_until_done();
 
@@ -44,6 +69,7 @@ class completion {
   static constexpr std::uint32_t count_mask = parked_bit - 1;
   std::atomic<std::uint32_t> state_{0};
   std::atomic<void*> waiter_{nullptr};  // the fiber to unpark; set by expect()
+  completion_poller* poller_ = nullptr;  // waiter's thread only
 };
 
 }  // namespace dstd::rt

@@ -60,14 +60,20 @@ bool completion::announce(std::uint32_t bit, std::uint32_t& state) {
   }
 }
 
+void completion::spin_then_hand_over() {
+  backoff spinning;
+  while (!done()) {
+    if (poller_ != nullptr) poller_->poll(*this, false);
+    if (!spinning.step()) break;
+  }
+  if (poller_ != nullptr) poller_->poll(*this, true);
+}
+
 void completion::park_until_done() {
   // Most operations finish within microseconds (a shm round trip): spin and
   // yield first, as a blocked thread does, so the common wait costs no
   // park and no wake-up of the worker; park only when it lasts.
-  backoff spinning;
-  while (!done()) {
-    if (!spinning.step()) break;
-  }
+  spin_then_hand_over();
   std::uint32_t state = 0;
   while (announce(parked_bit, state)) waiting::park();  // finish() unparks us
 }
@@ -77,10 +83,7 @@ void completion::block_until_done() {
   // nothing else would finish the operation.
   while (!done() && waiting::drive_progress()) {
   }
-  backoff spinning;
-  while (!done()) {
-    if (!spinning.step()) break;
-  }
+  spin_then_hand_over();
   std::uint32_t state = 0;
   while (announce(sleeper_bit, state)) {
     futex::wait(state_, state, futex::scope::process_private);

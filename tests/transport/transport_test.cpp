@@ -11,6 +11,7 @@
 #include <cstring>
 #include <dstd/dstd.hpp>
 #include <numeric>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -59,6 +60,9 @@ constexpr handler_id h_forward = dstd::rt::first_user_handler + 8;
 constexpr handler_id h_count = dstd::rt::first_user_handler + 9;
 constexpr handler_id h_whoami = dstd::rt::first_user_handler + 10;
 constexpr handler_id h_hold = dstd::rt::first_user_handler + 11;
+constexpr handler_id h_defer_tagged = dstd::rt::first_user_handler + 12;
+constexpr handler_id h_deferred_count = dstd::rt::first_user_handler + 13;
+constexpr handler_id h_answer_tagged = dstd::rt::first_user_handler + 14;
 
 // Allocates the requested bytes in the receiver's home partition.
 void on_alloc(message& m) {
@@ -162,6 +166,31 @@ void on_hold(message&) {
   service_held.store(false);
 }
 
+// Calls answered all at once, last first, when h_answer_tagged arrives:
+// each reply is reply_for(tag), of a size that fits a reply slot or not
+// (shm: reply_slots.hpp).
+std::vector<std::pair<dstd::rt::reply_token, std::uint64_t>> tagged_calls;  // service thread
+std::vector<std::byte> reply_for(std::uint64_t tag) {
+  static constexpr std::size_t sizes[] = {0, 8, 4096, 4097, 20000};
+  std::vector<std::byte> r(sizes[tag % std::size(sizes)]);
+  for (std::size_t i = 0; i < r.size(); ++i) r[i] = std::byte(tag * 31 + i);
+  return r;
+}
+void on_defer_tagged(message& m) {
+  tagged_calls.emplace_back(m.defer(), payload_as<std::uint64_t>(m));
+}
+void on_deferred_count(message& m) {
+  std::uint64_t n = tagged_calls.size();
+  m.reply(&n, sizeof n);
+}
+void on_answer_tagged(message&) {
+  for (auto it = tagged_calls.rbegin(); it != tagged_calls.rend(); ++it) {
+    const std::vector<std::byte> r = reply_for(it->second);
+    net().reply(it->first, r.data(), r.size());
+  }
+  tagged_calls.clear();
+}
+
 const dstd::rt::handler_registration registrations[] = {
     {h_alloc, &on_alloc},
     {h_echo, &on_echo},
@@ -175,6 +204,9 @@ const dstd::rt::handler_registration registrations[] = {
     {h_count, &on_count},
     {h_whoami, &on_whoami},
     {h_hold, &on_hold},
+    {h_defer_tagged, &on_defer_tagged},
+    {h_deferred_count, &on_deferred_count},
+    {h_answer_tagged, &on_answer_tagged},
 };
 
 gaddr allocate_on(node_id n, std::uint64_t bytes) {
@@ -348,6 +380,100 @@ TEST(Messages, ServiceThreadsForwardUnderLoadWithoutDeadlock) {
     }
   }
   EXPECT_EQ(total, std::uint64_t(nodes) * nodes * per_pair);
+}
+
+// Replies. On shm a small reply is written into a slot of the caller's node
+// and taken by the waiting caller, or, once the caller parks or sleeps, by
+// its node's service thread (reply_slots.hpp); a node has 64 slots, and
+// larger replies take the ring. Whatever the path, each caller must get its
+// own reply, once.
+
+void wait_until_deferred(node_id n, std::uint64_t count) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (reply_as<std::uint64_t>(net().call(n, h_deferred_count, nullptr, 0)) < count) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "calls never reached node " << n;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+TEST(Replies, MoreCallsOnOneCompletionThanSlotsAnsweredAfterTheCallerSlept) {
+  constexpr std::uint64_t calls = 150;
+  const node_id n = dstd::node_count() - 1;
+  std::vector<std::vector<std::byte>> replies(calls);
+  dstd::rt::completion c;
+  c.expect(calls);
+  for (std::uint64_t tag = 0; tag < calls; ++tag) {
+    net().post_call(n, h_defer_tagged, &tag, sizeof tag, replies[tag], c);
+  }
+  wait_until_deferred(n, calls);
+  std::thread answer([n] {
+    // Long after the caller's spinning: it sleeps by then.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    net().post_send(n, h_answer_tagged, nullptr, 0);
+  });
+  c.wait();
+  answer.join();
+  for (std::uint64_t tag = 0; tag < calls; ++tag) {
+    ASSERT_EQ(replies[tag], reply_for(tag)) << "call " << tag;
+  }
+}
+
+TEST(Replies, ThreadsWaitingAtOnceEachGetTheirOwn) {
+  constexpr std::uint64_t threads = 100;  // more than a node's slots
+  const node_id n = dstd::node_count() - 1;
+  std::vector<std::vector<std::byte>> got(threads);
+  std::vector<std::thread> callers;
+  for (std::uint64_t tag = 0; tag < threads; ++tag) {
+    callers.emplace_back([&got, n, tag] { got[tag] = net().call(n, h_defer_tagged, &tag, sizeof tag); });
+  }
+  wait_until_deferred(n, threads);
+  net().post_send(n, h_answer_tagged, nullptr, 0);
+  for (auto& t : callers) t.join();
+  for (std::uint64_t tag = 0; tag < threads; ++tag) ASSERT_EQ(got[tag], reply_for(tag)) << "thread " << tag;
+}
+
+TEST(Replies, ParkedFibersOnEveryNodeGetTheirOwn) {
+  // dstd threads park while they wait (completion.hpp), on every node.
+  constexpr std::uint64_t per_node = 8;
+  const node_id nodes = dstd::node_count();
+  const node_id n = nodes - 1;
+  std::vector<std::vector<std::byte>> got(per_node * nodes);
+  std::vector<dstd::thread> callers;
+  for (node_id on = 0; on < nodes; ++on) {
+    for (std::uint64_t k = 0; k < per_node; ++k) {
+      const std::uint64_t tag = on * per_node + k;
+      callers.push_back(dstd::spawn_on(on, [&got, n, tag] {
+        got[tag] = net().call(n, h_defer_tagged, &tag, sizeof tag);
+      }));
+    }
+  }
+  wait_until_deferred(n, per_node * nodes);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  net().post_send(n, h_answer_tagged, nullptr, 0);
+  for (auto& t : callers) t.join();
+  for (std::uint64_t tag = 0; tag < got.size(); ++tag) {
+    ASSERT_EQ(got[tag], reply_for(tag)) << "dstd thread " << tag;
+  }
+}
+
+TEST(Replies, ConcurrentEchoesOfMixedSizesToEveryNode) {
+  constexpr int threads = 6;
+  const int rounds = 3000;
+  const node_id nodes = dstd::node_count();
+  std::atomic<std::uint64_t> wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < threads; ++t) {
+    callers.emplace_back([&, t] {
+      std::mt19937_64 rng(t + 1);
+      for (int r = 0; r < rounds; ++r) {
+        const std::vector<std::byte> out = reply_for(rng());
+        const std::vector<std::byte> back = net().call(node_id(rng() % nodes), h_echo, out.data(), out.size());
+        if (back != out) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(wrong.load(), 0u) << "echoes that came back different (or to another caller)";
 }
 
 }  // namespace

@@ -17,14 +17,16 @@
 
 namespace dstd::rt::shm {
 
-enum class record_kind : std::uint8_t { send = 1, call = 2, reply = 3 };
+// slot_ready: a reply is in the caller's slot and the caller parked
+// (reply_slots.hpp); no payload.
+enum class record_kind : std::uint8_t { send = 1, call = 2, reply = 3, slot_ready = 4 };
 
 struct record_header {
   std::uint32_t length;  // payload bytes
   std::uint16_t handler;
   record_kind kind;
   std::uint8_t reserved;
-  std::uint64_t cookie;  // call/reply: identifies the waiting caller
+  std::uint64_t cookie;  // call/reply/slot_ready: identifies the waiting caller
 };
 static_assert(sizeof(record_header) == 16);
 

@@ -19,7 +19,9 @@ control_layout control_layout::for_nodes(unsigned nodes) {
   control_layout l{};
   l.nodes = nodes;
   l.slots_offset = round_up(sizeof(control_header), layout::page_bytes);
-  l.rings_offset = round_up(l.slots_offset + nodes * sizeof(join_slot), layout::page_bytes);
+  l.replies_offset = round_up(l.slots_offset + nodes * sizeof(join_slot), layout::page_bytes);
+  l.rings_offset = round_up(l.replies_offset + std::size_t(nodes) * reply_slots_per_node * sizeof(reply_slot),
+                            layout::page_bytes);
   l.ring_stride = round_up(sizeof(ring_header), layout::page_bytes) + ring_data_bytes;
   l.total_bytes = l.rings_offset + std::size_t(nodes) * nodes * l.ring_stride;
   return l;

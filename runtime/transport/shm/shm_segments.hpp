@@ -10,7 +10,8 @@
 //                    its slice at its global address. The executable's static
 //                    data, homed at node 0, follows at N*P. Every node maps the
 //                    whole segment as a window for one-sided operations.
-//   control segment  a header, one join slot per node and one message ring per
+//   control segment  a header, one join slot per node, each node's reply
+//                    slots (reply_slots.hpp) and one message ring per
 //                    ordered pair of nodes (from, to).
 #pragma once
 
@@ -23,7 +24,7 @@
 namespace dstd::rt::shm {
 
 inline constexpr std::uint64_t control_magic = 0x6473'7464'7368'6d31ull;  // "dstdshm1"
-inline constexpr std::uint32_t control_version = 1;
+inline constexpr std::uint32_t control_version = 2;
 
 // Bytes of payload space in each ring. A message must fit in a quarter of it.
 inline constexpr std::uint64_t ring_data_bytes = 256 * 1024;
@@ -55,9 +56,22 @@ struct alignas(64) ring_header {
   std::atomic<std::uint32_t> space_waiters;              // producers sleeping on space_seq
 };
 
+// Replies written into the caller's node (reply_slots.hpp): this many slots
+// per node, each holding a reply of up to reply_slot_bytes (a page's worth;
+// only the pages of slots ever used are committed).
+inline constexpr unsigned reply_slots_per_node = 64;
+inline constexpr std::size_t reply_slot_bytes = 4096;
+
+struct alignas(64) reply_slot {
+  std::atomic<std::uint64_t> state;  // generation << 2 | reply_slots::state
+  std::uint32_t length;
+  alignas(64) std::byte payload[reply_slot_bytes];  // its own cache lines: the caller polls `state`
+};
+
 struct control_layout {
   unsigned nodes;
   std::size_t slots_offset;
+  std::size_t replies_offset;  // nodes * reply_slots_per_node reply_slot
   std::size_t rings_offset;
   std::size_t ring_stride;  // header + data
   std::size_t total_bytes;

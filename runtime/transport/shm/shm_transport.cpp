@@ -35,6 +35,7 @@
 #include "runtime/common/trace.hpp"
 #include "runtime/transport/handler_ids.hpp"
 #include "runtime/transport/shm/delay_line.hpp"
+#include "runtime/transport/shm/reply_slots.hpp"
 #include "runtime/transport/shm/shm_ring.hpp"
 
 namespace dstd::rt::shm {
@@ -78,10 +79,11 @@ class shm_transport final : public transport {
         fds_(fds),
         regions_(regions.begin(), regions.end()),
         layout_(control_layout::for_nodes(nodes)),
-        send_locks_(nodes) {
-    control_ = static_cast<std::byte*>(map_or_die(nullptr, layout_.total_bytes,
-                                                  PROT_READ | PROT_WRITE, MAP_SHARED,
-                                                  fds.control_fd, 0, "shm control segment"));
+        send_locks_(nodes),
+        control_(static_cast<std::byte*>(map_or_die(nullptr, layout_.total_bytes,
+                                                    PROT_READ | PROT_WRITE, MAP_SHARED,
+                                                    fds.control_fd, 0, "shm control segment"))),
+        reply_slots_(reinterpret_cast<reply_slot*>(control_ + layout_.replies_offset), self) {
     const auto* header = reinterpret_cast<const control_header*>(control_);
     if (header->magic != control_magic || header->version != control_version ||
         header->nodes != nodes || header->partition_bytes != partition_bytes) {
@@ -218,14 +220,25 @@ class shm_transport final : public transport {
 
   void post_call(node_id to, handler_id h, const void* payload, std::size_t len,
                  std::vector<std::byte>& reply, completion& c) override {
-    auto* pending = new pending_call{&reply, &c};
-    push(to,
-         record_header{checked_length(len), h, record_kind::call, 0,
-                       reinterpret_cast<std::uintptr_t>(pending)},
-         payload);
+    // A slot for the reply (reply_slots.hpp), except in the delayed mode,
+    // whose replies must wait on the delay line like any message.
+    std::uint64_t cookie = delay_ ? 0 : reply_slots_.take(reply, c);
+    if (cookie != 0) {
+      c.poll_with(&reply_slots_);
+    } else {
+      cookie = reinterpret_cast<std::uintptr_t>(new pending_call{&reply, &c});
+    }
+    push(to, record_header{checked_length(len), h, record_kind::call, 0, cookie}, payload);
   }
 
   void reply(const reply_token& t, const void* data, std::size_t len) override {
+    if (reply_slots::is_slot_cookie(t.cookie) && len <= reply_slot_bytes) {
+      note_message_sent(t.to, "reply", len);
+      if (reply_slots_.write(t.to, t.cookie, data, len)) {
+        push_record(t.to, record_header{0, 0, record_kind::slot_ready, 0, t.cookie}, nullptr);
+      }
+      return;
+    }
     push(t.to, record_header{checked_length(len), 0, record_kind::reply, 0, t.cookie}, data);
   }
 
@@ -297,6 +310,12 @@ class shm_transport final : public transport {
   void push(node_id to, const record_header& rh, const void* payload) {
     if (to >= nodes()) fatal("message to node %u, but the run has %u nodes", to, nodes());
     note_message_sent(to, rh.kind == record_kind::reply ? "reply" : handler_name(rh.handler), rh.length);
+    push_record(to, rh, payload);
+  }
+
+  // push() without counting a message: also the note that a reply waits in
+  // a parked caller's slot.
+  void push_record(node_id to, const record_header& rh, const void* payload) {
     chaos::point();  // about to send
     if (delay_) {
       const auto* bytes = static_cast<const std::byte*>(payload);
@@ -452,7 +471,14 @@ class shm_transport final : public transport {
       case record_kind::call:
         dispatch(rh.handler, from, bytes, true, rh.cookie);
         return;
+      case record_kind::slot_ready:
+        reply_slots_.deliver_ready(rh.cookie);
+        return;
       case record_kind::reply: {
+        if (reply_slots::is_slot_cookie(rh.cookie)) {
+          reply_slots_.deliver_from_ring(rh.cookie, bytes);
+          return;
+        }
         auto* pending = reinterpret_cast<pending_call*>(static_cast<std::uintptr_t>(rh.cookie));
         pending->reply->assign(bytes.begin(), bytes.end());
         completion* done = pending->done;
@@ -472,11 +498,12 @@ class shm_transport final : public transport {
   segment_fds fds_;
   std::vector<memory_region> regions_;
   control_layout layout_;
-  std::byte* control_ = nullptr;
-  std::byte* window_ = nullptr;
   std::vector<ring_view> inbound_;   // indexed by sender
   std::vector<ring_view> outbound_;  // indexed by receiver
   std::vector<padded_mutex> send_locks_;
+  std::byte* control_ = nullptr;
+  reply_slots reply_slots_;
+  std::byte* window_ = nullptr;
   std::thread service_;
   std::atomic<bool> stopping_{false};
   std::deque<owned_record> backlog_;  // service thread only
