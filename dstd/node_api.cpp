@@ -21,7 +21,7 @@ node_stats stats() noexcept {
   const rt::coherence::counters& c = n.coherence;
   return {c.read_faults,       c.write_faults,     c.fetches,          c.pages_fetched,
           c.bytes_fetched,     c.diff_bytes_sent,  c.pages_invalidated, c.pages_kept,
-          c.pages_kept_writable, c.fault_ns,          c.releases,         c.acquires,
+          c.pages_refetched,   c.pages_kept_writable, c.fault_ns,          c.releases,         c.acquires,
           n.remote_frees.sent, n.remote_frees.received,
           n.traffic.messages_sent, n.traffic.messages_received, n.traffic.one_sided,
           n.workers.added, n.workers.handed_off};

@@ -23,6 +23,7 @@ inline constexpr node_stats_field node_stats_fields[] = {
     {"diff_bytes_sent", &node_stats::diff_bytes_sent},
     {"pages_invalidated", &node_stats::pages_invalidated},
     {"pages_kept", &node_stats::pages_kept},
+    {"pages_refetched", &node_stats::pages_refetched},
     {"pages_kept_writable", &node_stats::pages_kept_writable},
     {"fault_nanoseconds", &node_stats::fault_nanoseconds},
     {"releases", &node_stats::releases},

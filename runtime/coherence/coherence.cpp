@@ -42,6 +42,7 @@
 #include "runtime/coherence/page_directory.hpp"
 #include "runtime/coherence/page_versions.hpp"
 #include "runtime/coherence/readahead.hpp"
+#include "runtime/coherence/recent_pages.hpp"
 #include "runtime/coherence/twin_pool.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/clock.hpp"
@@ -67,7 +68,8 @@ constexpr std::uint64_t take_chunk = 4096;
 struct atomic_counters {
   std::atomic<std::uint64_t> read_faults{0}, write_faults{0}, fetches{0}, pages_fetched{0},
       bytes_fetched{0},
-      diff_bytes_sent{0}, pages_invalidated{0}, pages_kept{0}, fault_ns{0}, releases{0},
+      diff_bytes_sent{0}, pages_invalidated{0}, pages_kept{0}, pages_refetched{0}, fault_ns{0},
+      releases{0},
       acquires{0}, acquire_walks{0}, pages_kept_writable{0};
 };
 
@@ -75,6 +77,7 @@ page_directory directory;
 page_versions versions;
 readahead streams;        // read faults: pages fetched ahead
 readahead write_streams;  // write faults: pages made writable ahead
+recent_pages recent;      // pages an acquire reads again instead of dropping
 // What this node knows of each home it caches from (page_versions.hpp).
 struct home_view {
   // This node has set the home's exported word (before its first fetch).
@@ -569,6 +572,29 @@ void refresh_dirty_pages(const std::vector<std::uint64_t>& sorted) {
   protect_runs(sorted.data(), n, PROT_READ | PROT_WRITE);
 }
 
+// Read-only pages that their homes changed and this node read lately
+// (recent_pages.hpp), locked by the acquire: read again in its batch, the
+// version first, one read per run, into frames that stay readable. A worker
+// of this node that reads one meanwhile has not synchronized with the
+// change, so old bytes, new bytes or a mix are all it may see (only a
+// data race could tell, DESIGN §4). Relisted, then unlocked.
+void refetch_read_only_pages(const std::vector<std::uint64_t>& sorted) {
+  if (sorted.empty()) return;
+  read_versions(sorted.data(), sorted.size());
+  completion done;
+  for_each_run(sorted.data(), sorted.size(), [&](std::uint64_t i, std::uint64_t count, node_id) {
+    done.expect();
+    current_transport()->post_read(alias_of(sorted[i]), page_address(sorted[i]), count * page,
+                                   done);
+  });
+  done.wait();
+  for (std::uint64_t index : sorted) {
+    directory.list_cached(index);  // if the walk took it: listed again before anyone can use it
+    directory.unlock(index, page_state::read_only);
+  }
+  stats.pages_refetched.fetch_add(sorted.size(), std::memory_order_relaxed);
+}
+
 // What an acquire does with the pages it caches from one home.
 enum class home_change : std::uint8_t {
   none,        // its summary has not moved: keep them all
@@ -795,6 +821,7 @@ std::uint64_t drop_changed_pages() {
                                std::memory_order_relaxed);
   }
   std::sort(v.drop.begin(), v.drop.end());
+  const std::vector<std::uint64_t> refetch = recent.take_recent(v.drop);
   protect_runs(v.drop.data(), v.drop.size(), PROT_NONE);
   for (std::uint64_t index : v.drop) directory.unlock(index, page_state::invalid);
   std::sort(v.refresh.begin(), v.refresh.end());
@@ -804,13 +831,15 @@ std::uint64_t drop_changed_pages() {
     directory.list_cached(index);  // if the walk took it: listed again before anyone can use it
     directory.unlock(index, page_state::dirty);
   }
+  chaos::point();
+  refetch_read_only_pages(refetch);
   for (node_id h = 0; h < space->nodes; ++h) {
     if (changes.looked[h]) homes[h].seen = changes.now[h];
   }
   stats.pages_invalidated.fetch_add(v.drop.size(), std::memory_order_relaxed);
-  if (!v.drop.empty() || !v.refresh.empty()) {
+  if (!v.drop.empty() || !v.refresh.empty() || !refetch.empty()) {
     stats.acquires.fetch_add(1, std::memory_order_relaxed);
-    trace::span(trace::kind::acquire, traced_from, v.drop.size(), v.refresh.size());
+    trace::span(trace::kind::acquire, traced_from, v.drop.size(), v.refresh.size() + refetch.size());
   }
   return v.drop.size();
 }
@@ -913,6 +942,7 @@ bool handle_fault(void* address, bool write) noexcept {
   chaos::point();
   if (st == page_state::invalid) {
     fetch_for_fault(index, a);
+    if (!space->in_static_region(a)) recent.faulted(index);  // static pages keep per-node bytes
     st = page_state::read_only;
   }
   if (write && st == page_state::read_only) {
@@ -1047,7 +1077,8 @@ counters current_counters() noexcept {
   auto get = [](const std::atomic<std::uint64_t>& v) { return v.load(std::memory_order_relaxed); };
   return {get(stats.read_faults),     get(stats.write_faults),    get(stats.fetches),
           get(stats.pages_fetched),   get(stats.bytes_fetched),   get(stats.diff_bytes_sent),
-          get(stats.pages_invalidated), get(stats.pages_kept),    get(stats.fault_ns),
+          get(stats.pages_invalidated), get(stats.pages_kept),    get(stats.pages_refetched),
+          get(stats.fault_ns),
           get(stats.releases),        get(stats.acquires),        get(stats.acquire_walks),
           get(stats.pages_kept_writable)};
 }

@@ -62,6 +62,8 @@ struct counters {
   std::uint64_t diff_bytes_sent;
   std::uint64_t pages_invalidated;
   std::uint64_t pages_kept;  // cached pages an acquire kept: no other node had changed them
+  // Changed pages an acquire read again instead of dropping (recent_pages.hpp).
+  std::uint64_t pages_refetched;
   std::uint64_t fault_ns;  // time spent resolving faults
   std::uint64_t releases;  // releases that had dirty pages to send
   std::uint64_t acquires;  // acquires that had pages to invalidate

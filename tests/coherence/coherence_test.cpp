@@ -590,6 +590,7 @@ struct acquire_outcome {
   unsigned changed_byte = 0;       // the byte node 2 wrote, as node 1 then read it
   unsigned sum_of_others = 0;      // the first byte of every other page, summed
   std::uint64_t invalidated = 0;   // counter deltas on node 1 across the acquire
+  std::uint64_t refetched = 0;
   std::uint64_t read_faults = 0;
   std::uint64_t walks = 0;
 };
@@ -624,6 +625,7 @@ acquire_outcome third_node_changes(unsigned char* area, std::size_t pages, std::
     o.first_pass_sum = sum;
     o.sum_of_others = others;
     o.invalidated = after.pages_invalidated - before.pages_invalidated;
+    o.refetched = after.pages_refetched - before.pages_refetched;
     o.read_faults = after.read_faults - before.read_faults;
     o.walks = after.acquire_walks - before.acquire_walks;
     out = o;
@@ -639,8 +641,10 @@ TEST(Coherence, AnAcquireDropsJustThePageAThirdNodeChanged) {
   EXPECT_EQ(o.first_pass_sum, pages);
   EXPECT_EQ(o.changed_byte, 9u);
   EXPECT_EQ(o.sum_of_others, pages - 1);
-  EXPECT_EQ(o.invalidated, 1u) << "dropped more than the page node 2 changed";
-  EXPECT_EQ(o.read_faults, 1u) << "refetched more than the page node 2 changed";
+  // Page 0 was read lately, so the acquire may read it again in its batch
+  // instead of dropping it (recent_pages.hpp); either way, only it.
+  EXPECT_EQ(o.invalidated + o.refetched, 1u) << "dropped or refetched more than the changed page";
+  EXPECT_EQ(o.read_faults + o.refetched, 1u) << "fetched more than the page node 2 changed";
   EXPECT_EQ(o.walks, 0u) << "walked every cached page instead of reading node 3's notices";
   std::free(area);
 }
@@ -659,6 +663,53 @@ TEST(Coherence, AnAcquireFarBehindAHomesNoticesStillSeesEveryChange) {
   EXPECT_EQ(o.sum_of_others, 15u * 5) << "a cached page kept its stale byte";
   EXPECT_GE(o.walks, 1u) << "the acquire did not fall back to comparing versions";
   std::free(area);
+}
+
+// Issue 18 item 3: a page that another node changes between this node's
+// acquires, and that this node reads after each, is read again by the
+// acquire (in its batch) instead of dropped and faulted back one page at a
+// time (recent_pages.hpp: a page a fault fetched lately, refetched by a few
+// acquires after that fault).
+TEST(Coherence, APageReadAfterEveryAcquireIsRefetchedNotFaultedBack) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  constexpr int turns = 20;
+  auto* page = static_cast<unsigned char*>(std::aligned_alloc(4096, 4096));
+  std::memset(page, 0, 4096);
+  dstd::atomic<int> turn{0};
+  std::vector<int> seen(turns + 1, -1);
+  struct counts {
+    std::uint64_t faults = 0, refetched = 0;
+  } c;
+  // The reader keeps what it needs in locals: the closure and main's frame
+  // are node 0's memory, which node 0's releases change too.
+  dstd::thread reader = dstd::spawn_on(1, [page, t = &turn, out = seen.data(), r = &c] {
+    unsigned char* const bytes = page;
+    dstd::atomic<int>* const next = t;
+    int* const seen_at = out;
+    const dstd::node_stats before = dstd::stats();
+    for (int i = 1; i <= turns; ++i) {
+      while (next->load() != 2 * i - 1) dstd::this_thread::yield();  // acquires
+      seen_at[i] = bytes[8] + bytes[4000];
+      next->store(2 * i);
+    }
+    const dstd::node_stats after = dstd::stats();
+    r->faults = after.read_faults - before.read_faults;
+    r->refetched = after.pages_refetched - before.pages_refetched;
+  });
+  for (int i = 1; i <= turns; ++i) {
+    page[8] = static_cast<unsigned char>(i);  // node 0, the page's home
+    page[4000] = static_cast<unsigned char>(2 * i);
+    turn.store(2 * i - 1);  // releases
+    while (turn.load() != 2 * i) dstd::this_thread::yield();
+  }
+  reader.join();
+  for (int i = 1; i <= turns; ++i) EXPECT_EQ(seen[i], 3 * i) << "round " << i;
+  // A fault, then refetches by the next acquires (max_age + 1 of them),
+  // then a fault again: about a fifth of the turns fault, against every
+  // round when each acquire dropped the page.
+  EXPECT_LE(c.faults, std::uint64_t(turns) / 2) << "the page was faulted back after most acquires";
+  EXPECT_GE(c.refetched, std::uint64_t(turns) / 2);
+  std::free(page);
 }
 
 TEST(Coherence, OneNodePaysNothing) {

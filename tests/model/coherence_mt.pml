@@ -396,6 +396,10 @@
  *       the generation odd or moved (README.md).
  *   BUG_V2_REFRESH_NO_LIST   a page the walk took and refreshed is unlocked
  *       without list_cached: dirty and on no list (P6).
+ *   REFETCH_READ_ONLY (not a bug: recent_pages.hpp) a changed read-only
+ *       page may be read again instead of dropped (V6b: version, bytes into
+ *       the frame that stays readable, list_cached, unlock);
+ *       BUG_REFETCH_NO_LIST unlocks it without list_cached (P6).
  *   BUG_V2_TRUST_OWN_DIFF    note_applied moves seen on and bumps cv on
  *       every reply, even when another node's diff came between (the
  *       reply's assertion is then not checked): P7.
@@ -1353,14 +1357,45 @@ inline note_applied()
 #define WROTE   3       /* the write epoch moved: drop every page           */
 
 /* A page locked by the acquire that its home changed: dropped if read-only,
- * refreshed if dirty (page_verdicts::changed). */
+ * refreshed if dirty (page_verdicts::changed).  REFETCH_READ_ONLY: a
+ * read-only page may instead be read again (recent_pages::take_recent
+ * picks the pages read lately: any of them, as far as the protocol goes). */
 inline verdict(p)
 {
   if
   :: F.st[p] == DIRTY -> rfs = rfs | BIT(p)
-  :: else -> drp = drp | BIT(p)
+#ifdef REFETCH_READ_ONLY
+  :: F.st[p] != DIRTY -> rro = rro | BIT(p)
+#endif
+  :: F.st[p] != DIRTY -> drp = drp | BIT(p)
   fi
 }
+
+#ifdef REFETCH_READ_ONLY
+/* refetch_read_only_pages, for page p (locked, read-only): read_versions,
+ * then the bytes into the frame, which stays readable (the other worker may
+ * read it meanwhile), then list_cached and unlock(read_only).
+ *   BUG_REFETCH_NO_LIST: unlocked without list_cached. */
+inline refetch_ro(p)
+{
+  atomic { F.cv[p] = ver[p] };                  /* read_versions         */
+#ifdef FETCH_BYTEWISE
+  atomic { F.c[p*PS+0] = master[p*PS+0] };
+  atomic { F.c[p*PS+1] = master[p*PS+1] };
+  atomic { F.c[p*PS+2] = master[p*PS+2] };
+#else
+  atomic {                                      /* post_read into alias  */
+    F.c[p*PS+0] = master[p*PS+0]; F.c[p*PS+1] = master[p*PS+1];
+    F.c[p*PS+2] = master[p*PS+2]
+  };
+#endif
+#ifdef BUG_REFETCH_NO_LIST
+  atomic { F.pl[p] = 0 }
+#else
+  atomic { list_cached(p); F.pl[p] = 0 }        /* push, unlock(ro)      */
+#endif
+}
+#endif
 
 /* drop_changed_pages (the acquire's second half; the caller holds
  * sync_mutex and has flushed), one shared access per step:
@@ -1603,13 +1638,25 @@ inline drop_changed_pages()
      :: else -> break
      od;
      q = 0;
+#ifdef REFETCH_READ_ONLY
+     do                                         /* V6b: refetches        */
+     :: q < NP ->
+        if
+        :: rro & BIT(q) -> refetch_ro(q)
+        :: else
+        fi;
+        q++
+     :: else -> break
+     od;
+     q = 0;
+#endif
      atomic {                                   /* V7                    */
        if :: lkd & BIT(0) -> F.sn[0] = nn[0]; F.sw[0] = nw[0] :: else fi;
        if :: lkd & BIT(1) -> F.sn[1] = nn[1]; F.sw[1] = nw[1] :: else fi
      }
   fi;
   atomic {
-    lkd = 0; noticed = 0; drp = 0; rfs = 0;
+    lkd = 0; noticed = 0; drp = 0; rfs = 0; rro = 0;
     chg[0] = 0; chg[1] = 0; nn[0] = 0; nn[1] = 0; nw[0] = 0; nw[1] = 0
   }
 }
@@ -1817,7 +1864,7 @@ inline exit_thread()
   byte sent;            /* homes this flush sent a batch to                */ \
   byte chg[NP];         /* drop_changed_pages: what each summary said      */ \
   byte nn[NP], nw[NP];  /* ... the counts read (now)                       */ \
-  byte lkd, noticed, tochk, cur, drp, rfs, kp;  /* page / home sets        */ \
+  byte lkd, noticed, tochk, cur, drp, rfs, rro, kp;  /* page / home sets   */ \
   byte k2, e            /* next notice; an entry or the reserve count read */
 #else
 #define V2_LOCALS bit ex

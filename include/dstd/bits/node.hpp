@@ -32,6 +32,8 @@ struct node_stats {
   std::uint64_t diff_bytes_sent;        // changed bytes sent home at releases
   std::uint64_t pages_invalidated;      // cached pages dropped at acquires
   std::uint64_t pages_kept;             // cached pages acquires kept (unchanged at home)
+  std::uint64_t pages_refetched;        // changed pages acquires read again instead of
+                                        // dropping (read here lately)
   std::uint64_t pages_kept_writable;    // written pages a release sent and left writable
                                         // (written again since an earlier release)
   std::uint64_t fault_nanoseconds;      // time spent resolving faults
