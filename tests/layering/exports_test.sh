@@ -23,6 +23,9 @@ interposed=(
   pthread_rwlock_timedwrlock pthread_rwlock_clockwrlock pthread_rwlock_unlock
   pthread_once pthread_barrier_wait pthread_spin_lock pthread_spin_trylock pthread_spin_unlock
   sem_wait sem_trywait sem_timedwait sem_clockwait sem_post sem_getvalue
+  read pread pread64 readv preadv preadv64 write pwrite pwrite64 writev pwritev pwritev64
+  recv recvfrom recvmsg send sendto sendmsg
+  fread fread_unlocked fwrite fwrite_unlocked fputs fputs_unlocked puts
   "operator new(unsigned long)" "operator new[](unsigned long)"
   "operator delete(void*)" "operator delete[](void*)"
   "tc_get_sysalloc_override(SysAllocator*)"
