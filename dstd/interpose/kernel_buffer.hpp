@@ -100,6 +100,31 @@ class bounce_buffer {
   char* data_ = nullptr;
 };
 
+// A C string the kernel reads (a path name): the program's own pointer
+// where it does not start in cache frames, else a node-private copy (a
+// string is one object, in one region). At most PATH_MAX bytes are copied
+// and terminated, so a longer name still gets the kernel's ENAMETOOLONG.
+class kernel_string {
+ public:
+  kernel_string(const char* s, const void* return_address) noexcept
+      : program_(s),
+        copy_(s != nullptr && program_on_cluster(return_address) && in_cache_frames(s, 1)
+                  ? PATH_MAX + 1
+                  : 0) {
+    if (copy_.data() == nullptr) return;
+    const std::size_t n = strnlen(s, PATH_MAX);
+    std::memcpy(copy_.data(), s, n);
+    copy_.data()[n] = '\0';
+  }
+
+  const char* get() const noexcept { return copy_.data() != nullptr ? copy_.data() : program_; }
+  bool failed() const noexcept { return copy_.failed(); }
+
+ private:
+  const char* program_;
+  bounce_buffer copy_;
+};
+
 // The bytes of an iovec array laid end to end; false when they overflow
 // what one call can move (the kernel then answers EINVAL itself).
 inline bool total_length(const iovec* iov, int count, std::size_t& total) noexcept {

@@ -1,16 +1,20 @@
 // System calls on another node's memory: a thread on the last node reads
 // files, pipes and sockets into buffers main allocated on node 0, and
 // writes them out from such buffers, through every interposed entry point
-// (dstd/interpose/io.cpp) and the std streams above them. The kernel
+// (dstd/interpose/io.cpp) and the std streams above them; and opens,
+// stats, renames and removes files by names main wrote
+// (dstd/interpose/path.cpp), also through std::filesystem. The kernel
 // cannot take dstd's page faults: before the bounce buffers, each of these
 // failed with EFAULT at 2 and 4 nodes (and std::ifstream::read set
-// failbit). Results are checked on node 0 after the join, where the bytes
+// failbit; std::ifstream of a path from main's list did not open). Results are checked on node 0 after the join, where the bytes
 // the kernel wrote must have arrived like any other write. At 1 node the
 // same calls go straight to glibc.
+#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -20,6 +24,7 @@
 #include <cstring>
 #include <dstd/dstd.hpp>
 #include <dstd/thread>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -284,6 +289,113 @@ TEST(KernelIo, ErrorsAreTheKernelsOwn) {
   EXPECT_EQ(not_socket_r, -1);
   EXPECT_EQ(not_socket, ENOTSOCK);
   EXPECT_EQ(buffer, std::vector<char>(length, 0));
+}
+
+// Path names on pages of node 0 that no code on another node has touched
+// (one page each), so the kernel is the first to read them there.
+class names_on_their_own_pages {
+ public:
+  explicit names_on_their_own_pages(const std::vector<std::string>& names)
+      : bytes_(names.size() * 4096 + 4096, 0) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::snprintf(at(i), 4096, "%s", names[i].c_str());
+    }
+  }
+  char* at(std::size_t i) {
+    const auto base = (reinterpret_cast<std::uintptr_t>(bytes_.data()) + 4095) & ~std::uintptr_t{4095};
+    return reinterpret_cast<char*>(base) + i * 4096;
+  }
+
+ private:
+  std::vector<char> bytes_;
+};
+
+TEST(KernelIo, PathNamesHomedOnNodeZero) {
+  char dir_template[] = "/tmp/dstd-kernel-io-dir-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::vector<char> content = pattern(5000, 9);
+  write_file(dir + "/a-file-whose-name-is-longer-than-a-short-string", content);
+  names_on_their_own_pages names({dir + "/a-file-whose-name-is-longer-than-a-short-string",
+                                  dir + "/the-same-file-after-a-rename",
+                                  dir + "/a-directory-made-on-another-node",
+                                  dir + "/a-symbolic-link-to-the-renamed-file"});
+  std::vector<struct stat> status(1);  // on node 0, filled by the kernel's stat
+  std::vector<char> link_target(200, 0);
+  int open_fd = -2, access_r = -2, stat_r = -2, mkdir_r = -2, rename_r = -2, symlink_r = -2,
+      unlink_r = -2, remove_r = -2, rmdir_r = -2, errors = 0;
+  bool fopen_ok = false, ifstream_ok = false, opendir_ok = false;
+  ssize_t readlink_r = -2;
+  on_last_node([&] {
+    const int fd = open(names.at(0), O_RDONLY);
+    open_fd = fd >= 0 ? 0 : errno;
+    if (fd >= 0) close(fd);
+    if (FILE* f = std::fopen(names.at(0), "r")) {
+      fopen_ok = true;
+      std::fclose(f);
+    }
+    ifstream_ok = std::ifstream(names.at(0)).is_open();
+    access_r = access(names.at(0), R_OK);
+    stat_r = stat(names.at(0), status.data());
+    mkdir_r = mkdir(names.at(2), 0700);
+    if (DIR* d = opendir(names.at(2))) {
+      opendir_ok = true;
+      closedir(d);
+    }
+    rename_r = rename(names.at(0), names.at(1));
+    symlink_r = symlink(names.at(1), names.at(3));
+    readlink_r = readlink(names.at(3), link_target.data(), link_target.size());
+    unlink_r = unlink(names.at(3));
+    remove_r = std::remove(names.at(1));
+    rmdir_r = rmdir(names.at(2));
+    errors = errno;
+  });
+  EXPECT_EQ(open_fd, 0) << std::strerror(open_fd);
+  EXPECT_TRUE(fopen_ok);
+  EXPECT_TRUE(ifstream_ok);
+  EXPECT_EQ(access_r, 0);
+  EXPECT_EQ(stat_r, 0);
+  EXPECT_EQ(status[0].st_size, off_t(content.size()));
+  EXPECT_EQ(mkdir_r, 0);
+  EXPECT_TRUE(opendir_ok);
+  EXPECT_EQ(rename_r, 0);
+  EXPECT_EQ(symlink_r, 0);
+  const std::string renamed = dir + "/the-same-file-after-a-rename";
+  EXPECT_EQ(readlink_r, ssize_t(renamed.size()));
+  EXPECT_EQ(std::string(link_target.data()), renamed);  // only the answer's bytes were copied
+  EXPECT_EQ(unlink_r, 0);
+  EXPECT_EQ(remove_r, 0);
+  EXPECT_EQ(rmdir_r, 0) << std::strerror(errors);
+  EXPECT_FALSE(std::filesystem::exists(renamed));
+  EXPECT_EQ(rmdir(dir.c_str()), 0);  // empty: everything made on the other node is gone
+}
+
+TEST(KernelIo, FilesystemPathsHomedOnNodeZero) {
+  char dir_template[] = "/tmp/dstd-kernel-io-fs-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  namespace fs = std::filesystem;
+  const fs::path root = dir_template;
+  const fs::path sub = root / "a-subdirectory-made-by-a-thread-on-another-node";
+  const fs::path file = sub / "a-file-written-there-and-renamed-afterwards.txt";
+  const fs::path moved = root / "the-file-once-moved-up-to-the-parent-directory.txt";
+  bool made = false, existed = false, moved_ok = false;
+  std::uintmax_t size = 0;
+  std::error_code error;
+  on_last_node([&] {
+    made = fs::create_directory(sub, error);
+    std::ofstream(file) << "twelve bytes";
+    existed = fs::exists(file, error);
+    size = fs::file_size(file, error);
+    fs::rename(file, moved, error);
+    moved_ok = !error && fs::exists(moved, error);
+  });
+  EXPECT_TRUE(made);
+  EXPECT_TRUE(existed);
+  EXPECT_EQ(size, 12u);
+  EXPECT_TRUE(moved_ok) << error.message();
+  EXPECT_EQ(read_file(moved.string()), std::vector<char>({'t', 'w', 'e', 'l', 'v', 'e', ' ', 'b',
+                                                          'y', 't', 'e', 's'}));
+  fs::remove_all(root);
 }
 
 }  // namespace

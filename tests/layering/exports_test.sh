@@ -26,6 +26,10 @@ interposed=(
   read pread pread64 readv preadv preadv64 write pwrite pwrite64 writev pwritev pwritev64
   recv recvfrom recvmsg send sendto sendmsg
   fread fread_unlocked fwrite fwrite_unlocked fputs fputs_unlocked puts
+  open open64 openat openat64 creat creat64 fopen fopen64 freopen freopen64
+  stat lstat stat64 lstat64 fstatat fstatat64 access faccessat
+  unlink unlinkat remove rename renameat mkdir mkdirat rmdir opendir chdir
+  truncate readlink readlinkat symlink link chmod utimensat statvfs
   "operator new(unsigned long)" "operator new[](unsigned long)"
   "operator delete(void*)" "operator delete[](void*)"
   "tc_get_sysalloc_override(SysAllocator*)"
