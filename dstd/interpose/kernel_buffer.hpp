@@ -1,5 +1,5 @@
 // Program memory handed to the kernel: a node-private stand-in for a buffer
-// that lies in another node's cache frames.
+// or a path name that lies in another node's cache frames.
 //
 // Why: coherence works by page protection (docs/DESIGN.md §4): a cache frame
 // is PROT_NONE until fetched and read-only until written, and the SIGSEGV
@@ -7,10 +7,10 @@
 // call that reads or writes such a page (read() into a vector main
 // allocated, write() of a string homed elsewhere) gets EFAULT from the
 // kernel instead, and the program a failed call it did nothing wrong to
-// deserve. So the interposed I/O calls (io.cpp) give the kernel a bounce
-// buffer in memory this node owns, and copy between it and the program's
-// buffer in user space, where every access takes the ordinary coherent
-// fault. Making the frames accessible first and passing them straight
+// deserve. So the interposed I/O and path calls (io.cpp, path.cpp) give
+// the kernel a bounce buffer in memory this node owns, and copy between it
+// and the program's buffer in user space, where every access takes the
+// ordinary coherent fault. Making the frames accessible first and passing them straight
 // through would save the copy, but a flush or an acquire of another worker
 // may protect them again before the kernel touches them (a blocking recv
 // touches them much later): the call would still fail, or drop a
