@@ -218,6 +218,12 @@ bool item_bytes(std::size_t size, std::size_t count, std::size_t& bytes) noexcep
   return !__builtin_mul_overflow(size, count, &bytes);
 }
 
+// _FORTIFY_SOURCE's check for fread into a buffer of `buflen` bytes.
+bool fread_overflows(std::size_t buflen, std::size_t size, std::size_t count) noexcept {
+  std::size_t bytes = 0;
+  return !item_bytes(size, count, bytes) || bytes > buflen;
+}
+
 template <class Fread>
 size_t bounced_fread(void* to, size_t size, size_t count, FILE* f, Fread fread_fn) noexcept {
   std::size_t bytes = 0;
@@ -270,6 +276,52 @@ bool program_string_in_cache_frames(const char* s, const void* ra) noexcept {
   return s != nullptr && program_on_cluster(ra) && in_cache_frames(s, std::strlen(s) + 1);
 }
 
+// The calls that have a fortified form (_FORTIFY_SOURCE's __read_chk and
+// the like, below): one body for both names, given the program's return
+// address.
+
+ssize_t read_for(int fd, void* buf, size_t n, const void* ra) noexcept {
+  if (!program_buffer_in_cache_frames(buf, n, ra)) return glibc_read.get()(fd, buf, n);
+  return into_program(buf, n, [&](void* b) { return glibc_read.get()(fd, b, n); });
+}
+
+ssize_t pread_for(int fd, void* buf, size_t n, off_t offset, const void* ra) noexcept {
+  if (!program_buffer_in_cache_frames(buf, n, ra)) return glibc_pread.get()(fd, buf, n, offset);
+  return into_program(buf, n, [&](void* b) { return glibc_pread.get()(fd, b, n, offset); });
+}
+
+ssize_t recvfrom_for(int fd, void* buf, size_t n, int flags, sockaddr* from,
+                     socklen_t* from_length, const void* ra) noexcept {
+  const bool header_remote =
+      program_on_cluster(ra) &&
+      (in_cache_frames(from_length, sizeof *from_length) ||
+       (from != nullptr && from_length != nullptr && in_cache_frames(from, *from_length)));
+  if (!header_remote && !program_buffer_in_cache_frames(buf, n, ra)) {
+    return glibc_recvfrom.get()(fd, buf, n, flags, from, from_length);
+  }
+  if (from == nullptr && from_length == nullptr) {
+    return into_program(
+        buf, n, [&](void* b) { return glibc_recvfrom.get()(fd, b, n, flags, nullptr, nullptr); });
+  }
+  iovec one{buf, n};
+  msghdr m = header_of(from_length != nullptr ? from : nullptr,
+                       from_length != nullptr ? *from_length : 0, one);
+  message_header h(&m);
+  if (h.failed()) return no_memory();
+  const ssize_t r = glibc_recvmsg.get()(fd, h.header(), flags);
+  h.give_to_program(&m, r);
+  if (r >= 0 && from_length != nullptr) *from_length = m.msg_namelen;
+  return r;
+}
+
+using fread_fn = size_t(void*, size_t, size_t, FILE*);
+
+size_t fread_for(fread_fn* glibc, void* to, size_t size, size_t count, FILE* f,
+                 const void* ra) noexcept {
+  if (!program_items_in_cache_frames(to, size, count, ra)) return glibc(to, size, count, f);
+  return bounced_fread(to, size, count, f, glibc);
+}
+
 }  // namespace
 
 }  // namespace dstd::interpose
@@ -278,19 +330,11 @@ namespace io = dstd::interpose;
 
 #define DSTD_RA __builtin_return_address(0)
 
+extern "C" [[noreturn]] void __chk_fail(void);  // glibc's, exported for these
+
 extern "C" {
 
-[[gnu::visibility("default")]] ssize_t read(int fd, void* buf, size_t n) {
-  if (!io::program_buffer_in_cache_frames(buf, n, DSTD_RA)) return io::glibc_read.get()(fd, buf, n);
-  return io::into_program(buf, n, [&](void* b) { return io::glibc_read.get()(fd, b, n); });
-}
 
-[[gnu::visibility("default")]] ssize_t pread64(int fd, void* buf, size_t n, off_t offset) {
-  if (!io::program_buffer_in_cache_frames(buf, n, DSTD_RA)) {
-    return io::glibc_pread.get()(fd, buf, n, offset);
-  }
-  return io::into_program(buf, n, [&](void* b) { return io::glibc_pread.get()(fd, b, n, offset); });
-}
 
 [[gnu::visibility("default")]] ssize_t readv(int fd, const iovec* iov, int count) {
   if (!io::program_iovecs_in_cache_frames(iov, count, DSTD_RA)) {
@@ -337,34 +381,7 @@ extern "C" {
       iov, count, [&](const iovec* v, int c) { return io::glibc_pwritev.get()(fd, v, c, offset); });
 }
 
-[[gnu::visibility("default")]] ssize_t recvfrom(int fd, void* buf, size_t n, int flags,
-                                                sockaddr* from, socklen_t* from_length) {
-  const void* ra = DSTD_RA;
-  const bool header_remote =
-      io::program_on_cluster(ra) &&
-      (io::in_cache_frames(from_length, sizeof *from_length) ||
-       (from != nullptr && from_length != nullptr && io::in_cache_frames(from, *from_length)));
-  if (!header_remote && !io::program_buffer_in_cache_frames(buf, n, ra)) {
-    return io::glibc_recvfrom.get()(fd, buf, n, flags, from, from_length);
-  }
-  iovec one{buf, n};
-  msghdr m = io::header_of(from_length != nullptr ? from : nullptr,
-                           from_length != nullptr ? *from_length : 0, one);
-  io::message_header h(&m);
-  if (h.failed()) return io::no_memory();
-  const ssize_t r = io::glibc_recvmsg.get()(fd, h.header(), flags);
-  h.give_to_program(&m, r);
-  if (r >= 0 && from_length != nullptr) *from_length = m.msg_namelen;
-  return r;
-}
 
-[[gnu::visibility("default")]] ssize_t recv(int fd, void* buf, size_t n, int flags) {
-  if (!io::program_buffer_in_cache_frames(buf, n, DSTD_RA)) {
-    return io::glibc_recvfrom.get()(fd, buf, n, flags, nullptr, nullptr);
-  }
-  return io::into_program(
-      buf, n, [&](void* b) { return io::glibc_recvfrom.get()(fd, b, n, flags, nullptr, nullptr); });
-}
 
 [[gnu::visibility("default")]] ssize_t recvmsg(int fd, msghdr* m, int flags) {
   if (!io::program_header_in_cache_frames(m, DSTD_RA)) return io::glibc_recvmsg.get()(fd, m, flags);
@@ -406,19 +423,7 @@ extern "C" {
   return io::glibc_sendmsg.get()(fd, h.header(), flags);
 }
 
-[[gnu::visibility("default")]] size_t fread(void* to, size_t size, size_t count, FILE* f) {
-  if (!io::program_items_in_cache_frames(to, size, count, DSTD_RA)) {
-    return io::glibc_fread.get()(to, size, count, f);
-  }
-  return io::bounced_fread(to, size, count, f, io::glibc_fread.get());
-}
 
-[[gnu::visibility("default")]] size_t fread_unlocked(void* to, size_t size, size_t count, FILE* f) {
-  if (!io::program_items_in_cache_frames(to, size, count, DSTD_RA)) {
-    return io::glibc_fread_unlocked.get()(to, size, count, f);
-  }
-  return io::bounced_fread(to, size, count, f, io::glibc_fread_unlocked.get());
-}
 
 [[gnu::visibility("default")]] size_t fwrite(const void* from, size_t size, size_t count, FILE* f) {
   if (!io::program_items_in_cache_frames(from, size, count, DSTD_RA)) {
@@ -450,10 +455,66 @@ extern "C" {
   return io::bounced_string(s, [&](const char* b) { return io::glibc_puts.get()(b); });
 }
 
+[[gnu::visibility("default")]] ssize_t read(int fd, void* buf, size_t n) {
+  return io::read_for(fd, buf, n, DSTD_RA);
+}
+[[gnu::visibility("default")]] ssize_t pread64(int fd, void* buf, size_t n, off_t offset) {
+  return io::pread_for(fd, buf, n, offset, DSTD_RA);
+}
+[[gnu::visibility("default")]] ssize_t recvfrom(int fd, void* buf, size_t n, int flags,
+                                                sockaddr* from, socklen_t* from_length) {
+  return io::recvfrom_for(fd, buf, n, flags, from, from_length, DSTD_RA);
+}
+[[gnu::visibility("default")]] ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  return io::recvfrom_for(fd, buf, n, flags, nullptr, nullptr, DSTD_RA);
+}
+[[gnu::visibility("default")]] size_t fread(void* to, size_t size, size_t count, FILE* f) {
+  return io::fread_for(io::glibc_fread.get(), to, size, count, f, DSTD_RA);
+}
+[[gnu::visibility("default")]] size_t fread_unlocked(void* to, size_t size, size_t count, FILE* f) {
+  return io::fread_for(io::glibc_fread_unlocked.get(), to, size, count, f, DSTD_RA);
+}
+
+// The fortified forms a program built with _FORTIFY_SOURCE calls instead
+// (glibc's would call its own read, past these): the same size checks as
+// glibc's, then the same body.
+[[gnu::visibility("default")]] ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
+  if (n > buflen) __chk_fail();
+  return io::read_for(fd, buf, n, DSTD_RA);
+}
+[[gnu::visibility("default")]] ssize_t __pread64_chk(int fd, void* buf, size_t n, off_t offset,
+                                                     size_t buflen) {
+  if (n > buflen) __chk_fail();
+  return io::pread_for(fd, buf, n, offset, DSTD_RA);
+}
+[[gnu::visibility("default")]] ssize_t __recv_chk(int fd, void* buf, size_t n, size_t buflen,
+                                                  int flags) {
+  if (n > buflen) __chk_fail();
+  return io::recvfrom_for(fd, buf, n, flags, nullptr, nullptr, DSTD_RA);
+}
+[[gnu::visibility("default")]] ssize_t __recvfrom_chk(int fd, void* buf, size_t n, size_t buflen,
+                                                      int flags, sockaddr* from,
+                                                      socklen_t* from_length) {
+  if (n > buflen) __chk_fail();
+  return io::recvfrom_for(fd, buf, n, flags, from, from_length, DSTD_RA);
+}
+[[gnu::visibility("default")]] size_t __fread_chk(void* to, size_t buflen, size_t size, size_t count,
+                                                  FILE* f) {
+  if (io::fread_overflows(buflen, size, count)) __chk_fail();
+  return io::fread_for(io::glibc_fread.get(), to, size, count, f, DSTD_RA);
+}
+[[gnu::visibility("default")]] size_t __fread_unlocked_chk(void* to, size_t buflen, size_t size,
+                                                           size_t count, FILE* f) {
+  if (io::fread_overflows(buflen, size, count)) __chk_fail();
+  return io::fread_for(io::glibc_fread_unlocked.get(), to, size, count, f, DSTD_RA);
+}
+
 // The same calls under their other names (on x86-64 off_t is 64 bits, so
 // glibc's two names are one function).
 [[gnu::visibility("default"), gnu::alias("pread64")]] ssize_t pread(int, void*, size_t, off_t);
 [[gnu::visibility("default"), gnu::alias("pwrite64")]] ssize_t pwrite(int, const void*, size_t, off_t);
+[[gnu::visibility("default"), gnu::alias("__pread64_chk")]] ssize_t __pread_chk(int, void*, size_t,
+                                                                             off_t, size_t);
 [[gnu::visibility("default"), gnu::alias("preadv64")]] ssize_t preadv(int, const iovec*, int, off_t);
 [[gnu::visibility("default"), gnu::alias("pwritev64")]] ssize_t pwritev(int, const iovec*, int, off_t);
 

@@ -23,6 +23,7 @@
 
 #include <cerrno>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -111,7 +112,6 @@ constinit next_definition<int(const char*)> glibc_rmdir{"rmdir"};
 constinit next_definition<DIR*(const char*)> glibc_opendir{"opendir"};
 constinit next_definition<int(const char*)> glibc_chdir{"chdir"};
 constinit next_definition<int(const char*, off_t)> glibc_truncate{"truncate"};
-constinit next_definition<ssize_t(const char*, char*, size_t)> glibc_readlink{"readlink"};
 constinit next_definition<ssize_t(int, const char*, char*, size_t)> glibc_readlinkat{"readlinkat"};
 constinit next_definition<int(const char*, const char*)> glibc_symlink{"symlink"};
 constinit next_definition<int(const char*, const char*)> glibc_link{"link"};
@@ -134,6 +134,24 @@ int openat_with(int (*fn)(int, const char*, int, ...), int dir, const char* path
   return fn(dir, name.get(), flags, mode);
 }
 
+ssize_t readlinkat_for(int dir, const char* path, char* out, std::size_t n, const void* ra) noexcept {
+  const kernel_string a(path, ra);
+  if (a.failed()) return failure<ssize_t>();
+  return into_place<ssize_t>(
+      out, n, ra,
+      [&](void* to) { return glibc_readlinkat.get()(dir, a.get(), static_cast<char*>(to), n); },
+      link_bytes);
+}
+
+// _FORTIFY_SOURCE's open without a mode: glibc's check and message.
+void refuse_mode_without_value(int flags) noexcept {
+  if (!takes_mode(flags)) return;
+  static const char message[] = "*** invalid open call: O_CREAT or O_TMPFILE without mode ***: terminated\n";
+  const ssize_t ignored = write(2, message, sizeof message - 1);
+  (void)ignored;
+  std::abort();
+}
+
 }  // namespace
 
 }  // namespace dstd::interpose
@@ -142,6 +160,8 @@ namespace ip = dstd::interpose;
 using ip::kernel_string;
 
 #define DSTD_RA __builtin_return_address(0)
+
+extern "C" [[noreturn]] void __chk_fail(void);  // glibc's, exported for these
 
 extern "C" {
 
@@ -316,20 +336,40 @@ extern "C" {
 }
 
 [[gnu::visibility("default")]] ssize_t readlink(const char* path, char* out, size_t n) {
-  const kernel_string a(path, DSTD_RA);
-  if (a.failed()) return ip::failure<ssize_t>();
-  return ip::into_place<ssize_t>(
-      out, n, DSTD_RA,
-      [&](void* to) { return ip::glibc_readlink.get()(a.get(), static_cast<char*>(to), n); },
-      ip::link_bytes);
+  return ip::readlinkat_for(AT_FDCWD, path, out, n, DSTD_RA);
 }
 [[gnu::visibility("default")]] ssize_t readlinkat(int dir, const char* path, char* out, size_t n) {
-  const kernel_string a(path, DSTD_RA);
-  if (a.failed()) return ip::failure<ssize_t>();
-  return ip::into_place<ssize_t>(
-      out, n, DSTD_RA,
-      [&](void* to) { return ip::glibc_readlinkat.get()(dir, a.get(), static_cast<char*>(to), n); },
-      ip::link_bytes);
+  return ip::readlinkat_for(dir, path, out, n, DSTD_RA);
+}
+
+// The fortified forms a program built with _FORTIFY_SOURCE calls instead
+// (glibc's would call its own open and readlink, past these): glibc's
+// checks, then the same body.
+[[gnu::visibility("default")]] ssize_t __readlink_chk(const char* path, char* out, size_t n,
+                                                      size_t buflen) {
+  if (n > buflen) __chk_fail();
+  return ip::readlinkat_for(AT_FDCWD, path, out, n, DSTD_RA);
+}
+[[gnu::visibility("default")]] ssize_t __readlinkat_chk(int dir, const char* path, char* out,
+                                                        size_t n, size_t buflen) {
+  if (n > buflen) __chk_fail();
+  return ip::readlinkat_for(dir, path, out, n, DSTD_RA);
+}
+[[gnu::visibility("default")]] int __open_2(const char* path, int flags) {
+  ip::refuse_mode_without_value(flags);
+  return ip::open_with(ip::glibc_open.get(), path, flags, 0, DSTD_RA);
+}
+[[gnu::visibility("default")]] int __open64_2(const char* path, int flags) {
+  ip::refuse_mode_without_value(flags);
+  return ip::open_with(ip::glibc_open64.get(), path, flags, 0, DSTD_RA);
+}
+[[gnu::visibility("default")]] int __openat_2(int dir, const char* path, int flags) {
+  ip::refuse_mode_without_value(flags);
+  return ip::openat_with(ip::glibc_openat.get(), dir, path, flags, 0, DSTD_RA);
+}
+[[gnu::visibility("default")]] int __openat64_2(int dir, const char* path, int flags) {
+  ip::refuse_mode_without_value(flags);
+  return ip::openat_with(ip::glibc_openat64.get(), dir, path, flags, 0, DSTD_RA);
 }
 
 }  // extern "C"

@@ -30,6 +30,8 @@ interposed=(
   stat lstat stat64 lstat64 fstatat fstatat64 access faccessat
   unlink unlinkat remove rename renameat mkdir mkdirat rmdir opendir chdir
   truncate readlink readlinkat symlink link chmod utimensat statvfs
+  __read_chk __pread_chk __pread64_chk __recv_chk __recvfrom_chk __fread_chk
+  __fread_unlocked_chk __readlink_chk __readlinkat_chk __open_2 __open64_2 __openat_2 __openat64_2
   "operator new(unsigned long)" "operator new[](unsigned long)"
   "operator delete(void*)" "operator delete[](void*)"
   "tc_get_sysalloc_override(SysAllocator*)"
