@@ -269,7 +269,7 @@
  *       then): B's release takes the dirty page holding A's write; A's
  *       release finds the list empty, returns and unlocks before B's diff
  *       is applied (P1).
- *   BUG_NO_SYNC_IN_PROGRESS  acquire's fast path ignores sync_generation
+ *   BUG_ACQUIRE_IGNORES_GENERATION  acquire's fast path ignores sync_generation
  *       (named after sync_in_progress, which it replaced; run with
  *       B_ACQUIRES): B's acquire has taken the cached list but not yet
  *       invalidated; A's acquire finds both lists empty and reads a stale
@@ -1685,7 +1685,7 @@ inline drop_changed_pages()
 /* nothing_to_sync's loads of sync_generation: GEN_FIRST the first (odd:
  * refuse; else watch), GEN_LAST the second (moved: refuse), and the watch
  * ends (GEN_UNWATCH) in the step that ends the fast path.
- * BUG_WAIT_OWN_ACKS_ONLY (release) and BUG_NO_SYNC_IN_PROGRESS (acquire)
+ * BUG_WAIT_OWN_ACKS_ONLY (release) and BUG_ACQUIRE_IGNORES_GENERATION (acquire)
  * do not look at it; BUG_KEEP_WRITABLE_NO_GENERATION only checks, last,
  * that it is even: the code before the generation, whose
  * sync_in_progress was true exactly while sync_mutex was held. */
@@ -1747,7 +1747,7 @@ inline release(POST)
  * passed. */
 inline acquire(PRE)
 {
-#ifdef BUG_NO_SYNC_IN_PROGRESS
+#ifdef BUG_ACQUIRE_IGNORES_GENERATION
 #define A_GEN 0
 #else
 #define A_GEN 1
