@@ -315,11 +315,10 @@ void fetch_static_page(std::uint64_t index, std::uintptr_t a) {
   stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
 }
 
-// Reads pages of the partitions from their homes into their frames and
-// makes them readable: `sorted` pages, locked by the caller, invalid and
-// already listed as cached (with the fence after the pushes). One read per
-// run of adjacent pages of one home, all in flight at once.
-void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
+// `sorted` pages (locked by the caller): their versions, then their bytes
+// into their frames through the alias, one read per run of adjacent pages
+// of one home, all in flight at once. Returns the reads of bytes.
+std::uint64_t read_into_frames(const std::uint64_t* sorted, std::uint64_t n) {
   read_versions(sorted, n);
   completion done;
   const std::uint64_t reads =
@@ -329,6 +328,15 @@ void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
                                        done);
       });
   done.wait();
+  return reads;
+}
+
+// Reads pages of the partitions from their homes into their frames and
+// makes them readable: `sorted` pages, locked by the caller, invalid and
+// already listed as cached (with the fence after the pushes). One read per
+// run of adjacent pages of one home, all in flight at once.
+void fetch_pages(const std::uint64_t* sorted, std::uint64_t n) {
+  const std::uint64_t reads = read_into_frames(sorted, n);
   chaos::point();  // fetched, not yet readable
   protect_runs(sorted, n, PROT_READ);
   stats.fetches.fetch_add(reads, std::memory_order_relaxed);
@@ -580,14 +588,7 @@ void refresh_dirty_pages(const std::vector<std::uint64_t>& sorted) {
 // data race could tell, DESIGN §4). Relisted, then unlocked.
 void refetch_read_only_pages(const std::vector<std::uint64_t>& sorted) {
   if (sorted.empty()) return;
-  read_versions(sorted.data(), sorted.size());
-  completion done;
-  for_each_run(sorted.data(), sorted.size(), [&](std::uint64_t i, std::uint64_t count, node_id) {
-    done.expect();
-    current_transport()->post_read(alias_of(sorted[i]), page_address(sorted[i]), count * page,
-                                   done);
-  });
-  done.wait();
+  read_into_frames(sorted.data(), sorted.size());
   for (std::uint64_t index : sorted) {
     directory.list_cached(index);  // if the walk took it: listed again before anyone can use it
     directory.unlock(index, page_state::read_only);
