@@ -330,8 +330,6 @@ namespace io = dstd::interpose;
 
 #define DSTD_RA __builtin_return_address(0)
 
-extern "C" [[noreturn]] void __chk_fail(void);  // glibc's, exported for these
-
 extern "C" {
 
 

@@ -30,6 +30,10 @@
 #include "dstd/interpose/route.hpp"
 #include "runtime/heap/address_space.hpp"
 
+// glibc's end of a failed _FORTIFY_SOURCE check (exported), for the
+// fortified forms io.cpp and path.cpp define.
+extern "C" [[noreturn]] void __chk_fail(void);
+
 namespace dstd::interpose {
 
 // True when the kernel cannot be given [p, p+n) as it is: some of it is

@@ -161,8 +161,6 @@ using ip::kernel_string;
 
 #define DSTD_RA __builtin_return_address(0)
 
-extern "C" [[noreturn]] void __chk_fail(void);  // glibc's, exported for these
-
 extern "C" {
 
 // The mode is read as glibc reads it: only with O_CREAT or O_TMPFILE.
