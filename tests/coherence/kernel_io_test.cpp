@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dstd/dstd.hpp>
+#include <dstd/sync>
 #include <dstd/thread>
 #include <filesystem>
 #include <fstream>
@@ -289,6 +290,64 @@ TEST(KernelIo, ErrorsAreTheKernelsOwn) {
   EXPECT_EQ(not_socket_r, -1);
   EXPECT_EQ(not_socket, ENOTSOCK);
   EXPECT_EQ(buffer, std::vector<char>(length, 0));
+}
+
+// Every thread of every node (three a node, more than its workers) fills
+// its own 64-byte chunks of pages homed on node 0 with preadv, round after
+// round, while the node's other threads and other nodes fill the chunks
+// between them and flush: the bytes the kernel read must survive other
+// writers' diffs, and each thread must see its own last round. A mutex
+// between rounds makes every node release and acquire all the time.
+TEST(KernelIo, ChunksFilledByTheKernelSurviveOtherWritersOfTheirPages) {
+  constexpr std::size_t chunk = 64, chunks_per_thread = 32;
+  constexpr int rounds = 20;
+  const std::size_t threads = 3 * dstd::node_count();
+  const std::size_t block = chunk * chunks_per_thread;  // one thread's bytes of one round
+  auto byte_of = [](std::size_t round, std::size_t thread, std::size_t k) {
+    return static_cast<char>(round * 31 + thread * 7 + k);
+  };
+  temp_file file;
+  std::vector<char> contents(rounds * threads * block);
+  for (std::size_t r = 0; r < std::size_t(rounds); ++r) {
+    for (std::size_t t = 0; t < threads; ++t) {
+      for (std::size_t k = 0; k < block; ++k) contents[(r * threads + t) * block + k] = byte_of(r, t, k);
+    }
+  }
+  write_file(file.path, contents);
+  std::vector<char> shared(threads * block, 0);  // chunk c belongs to thread c % threads
+  dstd::mutex m;
+  std::vector<int> failures(threads, 0);
+  std::vector<dstd::thread> workers;
+  for (std::size_t t = 0; t < threads; ++t) {
+    workers.push_back(dstd::spawn_on(static_cast<dstd::node_id>(t % dstd::node_count()), [&, t] {
+      const int fd = open(local_copy(file.path), O_RDONLY);
+      std::vector<iovec> mine(chunks_per_thread);
+      for (std::size_t i = 0; i < chunks_per_thread; ++i) {
+        mine[i] = {shared.data() + (i * threads + t) * chunk, chunk};
+      }
+      for (std::size_t r = 0; r < std::size_t(rounds); ++r) {
+        const auto offset = static_cast<off_t>((r * threads + t) * block);
+        if (preadv(fd, mine.data(), int(mine.size()), offset) != ssize_t(block)) ++failures[t];
+        { std::lock_guard<dstd::mutex> g(m); }
+        for (std::size_t k = 0; k < block; ++k) {  // still this round's, after others' flushes
+          if (shared[(k / chunk * threads + t) * chunk + k % chunk] != byte_of(r, t, k)) {
+            ++failures[t];
+            break;
+          }
+        }
+      }
+      close(fd);
+    }));
+  }
+  for (auto& w : workers) w.join();
+  EXPECT_EQ(failures, std::vector<int>(threads, 0));
+  std::size_t wrong = 0;
+  for (std::size_t t = 0; t < threads; ++t) {
+    for (std::size_t k = 0; k < block; ++k) {
+      if (shared[(k / chunk * threads + t) * chunk + k % chunk] != byte_of(rounds - 1, t, k)) ++wrong;
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
 }
 
 // Path names on pages of node 0 that no code on another node has touched
