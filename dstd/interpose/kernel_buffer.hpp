@@ -10,11 +10,11 @@
 // deserve. So the interposed I/O and path calls (io.cpp, path.cpp) give
 // the kernel a bounce buffer in memory this node owns, and copy between it
 // and the program's buffer in user space, where every access takes the
-// ordinary coherent fault. Making the frames accessible first and passing them straight
-// through would save the copy, but a flush or an acquire of another worker
-// may protect them again before the kernel touches them (a blocking recv
-// touches them much later): the call would still fail, or drop a
-// datagram. The copy is paid only for cache frames; home memory and
+// ordinary coherent fault. Making the frames accessible first and passing
+// them straight through would save the copy, but a flush or an acquire of
+// another worker may protect them again before the kernel touches them (a
+// blocking recv touches them much later): the call would still fail, or
+// drop a datagram. The copy is paid only for cache frames; home memory and
 // node-private memory go straight to the kernel.
 #pragma once
 
