@@ -1,6 +1,8 @@
 // See env.hpp.
 #include "runtime/common/env.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -8,9 +10,33 @@
 
 #include "runtime/common/fatal.hpp"
 
+// glibc's: where the kernel put argc, then argv and the environment, each
+// ending with a null pointer.
+extern "C" void* __libc_stack_end;
+
 namespace dstd::rt::env {
 
 namespace {
+
+// The environment the kernel passed. A program's .preinit_array functions
+// (clang's sanitizer runtimes have one) run before glibc sets `environ`, so
+// getenv finds nothing there; one that allocates boots dstd's heap, which
+// must still read dstdrun's launch variables (else every node runs alone).
+// (After a clearenv(), too, this reads what the node was started with.)
+char** kernel_environment() {
+  auto* const words = static_cast<char**>(__libc_stack_end);
+  const auto argc = reinterpret_cast<std::uintptr_t>(words[0]);
+  return words + 1 + argc + 1;
+}
+
+const char* lookup(const char* name) {
+  if (environ != nullptr) return std::getenv(name);
+  const std::size_t length = std::strlen(name);
+  for (char** e = kernel_environment(); *e != nullptr; ++e) {
+    if (std::strncmp(*e, name, length) == 0 && (*e)[length] == '=') return *e + length + 1;
+  }
+  return nullptr;
+}
 
 std::uint64_t parse_number(const char* name, const char* value, std::uint64_t min,
                            std::uint64_t max) {
@@ -27,7 +53,7 @@ std::uint64_t parse_number(const char* name, const char* value, std::uint64_t mi
 }  // namespace
 
 const char* text(const char* name) {
-  const char* v = std::getenv(name);
+  const char* v = lookup(name);
   return v == nullptr || *v == '\0' ? nullptr : v;
 }
 

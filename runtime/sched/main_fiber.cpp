@@ -27,6 +27,16 @@ std::size_t main_stack_bytes() {
   return limit.rlim_cur < (1u << 20) ? (1u << 20) : limit.rlim_cur;
 }
 
+// The program's main may declare fewer parameters than the three passed
+// here; glibc calls it the same way, and the x86-64 calling convention
+// allows it. clang's UBSan function check would still call it a mismatch.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+int call_program_main(main_fn main, int argc, char** argv, char** envp) {
+  return main(argc, argv, envp);
+}
+
 }  // namespace
 
 // The context function is noexcept so that an exception escaping main ends
@@ -43,7 +53,7 @@ int run_main_on_fiber(main_fn main, int argc, char** argv, char** envp) {
   stack_span stack;
   ctx::fiber fiber(std::allocator_arg, partition_stack(main_stack_bytes(), &stack),
                    [&](ctx::fiber&& back) noexcept {
-                     status = main(argc, argv, envp);
+                     status = call_program_main(main, argc, argv, envp);
                      return std::move(back);
                    });
   ensure_signal_stack();
