@@ -308,6 +308,61 @@ TEST(OneSided, AThreadBlockedOnAReadFinishesItWhileItsServiceThreadIsBusy) {
   EXPECT_EQ(got, value);
 }
 
+// Per-peer order (transport.hpp) with many operations in flight at once:
+// each round posts, without waiting in between, reads of a block, writes
+// of new values over it, an echo, and reads again, from threads on every
+// node to the last node; the first reads must see the last round's
+// values, the second this round's. A round has 128 reads in flight
+// (more than a verbs queue pair's read depth) with writes and a message
+// right behind them, which on verbs must wait for the reads: when they
+// waited through IBV_SEND_FENCE, Soft-RoCE now and then never sent the
+// fenced request and the run hung (issue 18's note).
+TEST(OneSided, PostedReadsWritesAndMessagesToOnePeerTakeEffectInPostOrder) {
+  constexpr std::size_t words = 64;
+  constexpr std::uint64_t rounds = 150;
+  constexpr unsigned per_node = 2;
+  const node_id nodes = dstd::node_count();
+  const node_id peer = nodes - 1;
+  std::atomic<std::uint64_t> wrong{0};
+  std::vector<dstd::thread> threads;
+  for (node_id on = 0; on < nodes; ++on) {
+    for (unsigned k = 0; k < per_node; ++k) {
+      const std::uint64_t tag = std::uint64_t{on * per_node + k + 1} << 32;
+      const gaddr block = allocate_on(peer, words * sizeof(std::uint64_t));
+      threads.push_back(dstd::spawn_on(on, [&wrong, block, tag, peer] {
+        std::vector<std::uint64_t> zeros(words, 0);
+        net().write(block, zeros.data(), words * sizeof(std::uint64_t));
+        std::vector<std::uint64_t> before(words), fresh(words), after(words);
+        const std::vector<std::byte> note = reply_for(tag);
+        std::vector<std::byte> echoed;
+        for (std::uint64_t r = 1; r <= rounds; ++r) {
+          for (std::size_t i = 0; i < words; ++i) fresh[i] = tag | (r << 8) | i;
+          dstd::rt::completion c;
+          c.expect(3 * words + 1);
+          for (std::size_t i = 0; i < words; ++i) {
+            net().post_read(&before[i], block + 8 * i, 8, c);
+          }
+          for (std::size_t i = 0; i < words; ++i) {
+            net().post_write(block + 8 * i, &fresh[i], 8, c);
+          }
+          net().post_call(peer, h_echo, note.data(), note.size(), echoed, c);
+          for (std::size_t i = 0; i < words; ++i) {
+            net().post_read(&after[i], block + 8 * i, 8, c);
+          }
+          c.wait();
+          for (std::size_t i = 0; i < words; ++i) {
+            const std::uint64_t old = r == 1 ? 0 : tag | ((r - 1) << 8) | i;
+            if (before[i] != old || after[i] != fresh[i]) wrong.fetch_add(1);
+          }
+          if (echoed != note) wrong.fetch_add(1);
+        }
+      }));
+    }
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0u) << "reads that saw a later write or missed an earlier one";
+}
+
 TEST(Messages, EchoOfEverySizeFromEveryNode) {
   for (node_id n = 0; n < dstd::node_count(); ++n) {
     for (std::size_t len : {std::size_t{0}, std::size_t{1}, std::size_t{1000},

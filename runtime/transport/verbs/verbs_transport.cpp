@@ -11,8 +11,9 @@
 // answered while polling, with inline sends (no staging buffer to wait for).
 //
 // A send queue that is full does not block its poster: the work request
-// waits in its peer's backlog and is posted when a completion frees room,
-// so a thread inside progress can always answer.
+// waits in its peer's backlog and is posted when a completion frees room
+// (or, when per-peer order says it must wait for earlier work, when that
+// work completes: may_post), so a thread inside progress can always answer.
 #include "runtime/transport/verbs/verbs_transport.hpp"
 
 #include <fcntl.h>
@@ -514,42 +515,59 @@ class verbs_transport final : public transport {
     }
     outstanding_.fetch_add(1, std::memory_order_acq_rel);
     std::lock_guard<std::mutex> lock(p.mutex);
-    if (p.in_flight < send_depth && p.backlog.empty()) {
-      post_now(p, w);
-    } else {
-      p.backlog.push_back(w);
-    }
+    p.backlog.push_back(w);
+    post_backlog(p);
   }
 
   // Per-peer order. The responder runs a queue pair's requests in order,
   // but a read's (or an atomic's) data may be fetched after a later request
   // has taken effect: so what changes memory or runs a handler after an
-  // unfinished read or atomic waits for it (IBV_SEND_FENCE). A read after
-  // an unfinished write is fenced too, not only because the responder
-  // orders it: rxe's fence waits for every earlier request. Fences only
-  // where needed: on rxe a fence stalls the queue pair until the earlier
-  // requests are acknowledged.
-  static bool needs_fence(const peer_state& p, const work& w) {
-    if (w.kind == work::what::read) return p.writes_in_flight != 0;
-    return p.reads_in_flight != 0;
+  // unfinished read or atomic waits for it. A read after an unfinished
+  // write waits too (the order the old fence gave, below).
+  //
+  // Waiting is done here, not by the device: work that must wait stays at
+  // the head of the backlog (and all later work behind it) until the
+  // completions it waits for are polled. It used to be posted at once with
+  // IBV_SEND_FENCE, but Soft-RoCE's requester parks a fenced request
+  // until its completer, retiring an earlier one, restarts it, and the two
+  // race: now and then the restart was lost and the run hung with every
+  // thread idle (45 requests posted, none sent, nothing unacknowledged on
+  // either queue pair, no packet in 10 s; transport_test's
+  // PostedReadsWritesAndMessages... hung at its first run over rxe). Reads
+  // and NIC atomics beyond the connection's read depth wait here too, as
+  // rxe parks those the same way. The cost is the fence's: it also held
+  // the queue pair until the earlier requests were acknowledged.
+  bool may_post(const peer_state& p, const work& w) const {
+    if (p.in_flight >= send_depth) return false;
+    if (is_read(w)) return p.writes_in_flight == 0 && p.reads_in_flight < device_.read_depth;
+    return p.reads_in_flight == 0;
   }
 
-  static std::uint32_t& in_flight_of_kind(peer_state& p, const work& w) {
-    static thread_local std::uint32_t others = 0;
-    if (w.kind == work::what::read || w.kind == work::what::nic_atomic) return p.reads_in_flight;
-    if (w.kind == work::what::write) return p.writes_in_flight;
-    return others;
+  static bool is_read(const work& w) {
+    return w.kind == work::what::read || w.kind == work::what::nic_atomic;
+  }
+
+  // Posts the backlog's head while it may go (the peer's mutex held).
+  void post_backlog(peer_state& p) {
+    while (!p.backlog.empty() && may_post(p, *p.backlog.front())) {
+      post_now(p, p.backlog.front());
+      p.backlog.pop_front();
+    }
   }
 
   void post_now(peer_state& p, work* w) {
-    if (needs_fence(p, *w)) w->wr.send_flags |= IBV_SEND_FENCE;
-    ++in_flight_of_kind(p, *w);
     ibv_send_wr* bad = nullptr;
     if (const int e = ibv_post_send(p.qp, &w->wr, &bad); e != 0) {
       fatal("verbs: cannot post %s to %s: %s", op_name(w->kind), peer_name(w->peer).c_str(),
             std::strerror(e));
     }
-    ++p.in_flight;
+    count_in_flight(p, *w, +1);
+  }
+
+  static void count_in_flight(peer_state& p, const work& w, int step) {
+    p.in_flight += step;
+    if (is_read(w)) p.reads_in_flight += step;
+    if (w.kind == work::what::write) p.writes_in_flight += step;
   }
 
   // --- completions (whichever thread progresses) ------------------------------
@@ -596,12 +614,8 @@ class verbs_transport final : public transport {
     {
       peer_state& p = peers_[w->peer];
       std::lock_guard<std::mutex> lock(p.mutex);
-      --p.in_flight;
-      --in_flight_of_kind(p, *w);
-      while (!p.backlog.empty() && p.in_flight < send_depth) {
-        post_now(p, p.backlog.front());
-        p.backlog.pop_front();
-      }
+      count_in_flight(p, *w, -1);
+      post_backlog(p);
     }
     delete w;
     outstanding_.fetch_sub(1, std::memory_order_acq_rel);
