@@ -11,12 +11,19 @@
 #                 invalid end state); used for deliberately broken variants
 # Works in a temporary directory (pan writes its files, trails, there);
 # set KEEP=1 to keep it.  Environment: SPIN, CC (default spin, gcc),
-# MEMLIM (MiB, default 2048), PAN_OPT (C optimization for pan, default
-# -O1 without gcc's two dead-store passes: -O1 searches as fast as -O2 and
-# compiles in half the time; on pan's one huge transition function the
-# dead-store passes take 6 of -O1's 14 s of compile on the coherence_mt.pml
-# V2 model, and the search is as fast without them), PAN_FLAGS (extra ./pan
-# options).
+# MEMLIM (MiB, default 2048), PAN_OPT (C optimization for pan; default
+# -O1 without gcc's two dead-store passes for expect-ok, -O0 for
+# expect-error), PAN_FLAGS (extra ./pan options).
+#
+# Why those defaults: compiling pan costs more than most searches. -O1
+# searches as fast as -O2 and compiles in half the time; on pan's one huge
+# transition function the dead-store passes take 6 of -O1's 14 s of
+# compile on the coherence_mt.pml V2 model, and the search is as fast
+# without them. -O0 compiles coherence_mt.pml in 1.7 s against 5.0 s and
+# searches 1.2-1.4 times slower, which wins below about 12 s of search: an
+# expect-error search stops at its first error (0.5 to 2 s for most, 21 s
+# the longest, a draw), an expect-ok search covers everything (22 s for
+# coherence_mt.pml's default bounds).
 set -euo pipefail
 
 usage() { echo "usage: $0 MODEL [expect-ok|expect-error] [-DDEFINE...]" >&2; exit 2; }
@@ -46,7 +53,9 @@ echo "== $(basename "$model") $* ($expect)"
 "$spin" -a "$@" model.pml > spin.out 2>&1 || { cat spin.out; echo "FAIL: spin -a"; exit 1; }
 # -DSAFETY: assertions + invalid end states, no cycle detection.
 # -DCOLLAPSE: state compression.  -DMEMLIM: fail instead of swapping.
-"$cc" ${PAN_OPT:--O1 -fno-dse -fno-tree-dse} -w -DSAFETY -DCOLLAPSE -DMEMLIM="$memlim" -o pan pan.c > cc.out 2>&1 ||
+if [ "$expect" = expect-ok ]; then default_opt="-O1 -fno-dse -fno-tree-dse"; else default_opt=-O0; fi
+# shellcheck disable=SC2086  # PAN_OPT is a list of words
+"$cc" ${PAN_OPT:-$default_opt} -w -DSAFETY -DCOLLAPSE -DMEMLIM="$memlim" -o pan pan.c > cc.out 2>&1 ||
   { cat cc.out; echo "FAIL: compiling pan"; exit 1; }
 
 start=$(date +%s%N)
