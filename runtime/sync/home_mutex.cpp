@@ -109,7 +109,10 @@ outcome request_here(std::uint64_t* word, unsigned shift, const entry& e, bool r
       if (l.idle()) t.lines.erase(it);
       return outcome::owner;
     }
-    l.queue.push_front(e);  // another took it meanwhile: still the head
+    // Another took it meanwhile: still the head, and the next unlock gives
+    // it the lock (a head that came back for nothing is passed over no more).
+    l.queue.push_front(e);
+    l.passes = max_passes;
     return outcome::queued;
   }
   for (;;) {

@@ -174,6 +174,10 @@
  *   P4  bounded passing: the head of a lock's line is passed over at
  *       most MAXP times (assertion where a request takes a lock that is
  *       free while the head comes back).
+ *   P5  a head that came back and found the lock taken is passed over no
+ *       more: the next unlock gives it the lock (same assertion; the
+ *       ghost `rebuffed` is set when it comes back for nothing, cleared
+ *       when it gets the lock or leaves the line).
  *   P1 for the gated types: a writer enters with no reader counted in and
  *       no writer inside; a reader is counted in with no writer inside; at
  *       most SEM_UNITS threads hold a semaphore unit.  Unit and reader
@@ -201,6 +205,9 @@
  *                            a separate step (a wake can run in between)
  *   BUG_NO_HANDOFF           unlock_here never gives the lock to the head
  *                            directly (passes are not bounded: P4)
+ *   BUG_PASS_AFTER_RETURN    a head that came back for nothing may be
+ *                            passed over again, up to MAXP in all (P5;
+ *                            with MAXP=1 the same as the code)
  *   BUG_TIMED_OUT_STAYS_AWAY a waiter woken to come back does not once its
  *                            deadline has passed (the lock stays promised
  *                            to it: the others wait for ever)
@@ -342,6 +349,7 @@ byte cm;                /* the lock's line: the head woken to come back   */
 byte cmt;               /* (waiter + 1, 0: none) and its mark; the lock   */
 bit  heldfor;           /* held for it; passes of the head                */
 byte passes;
+bit  rebuffed;          /* ghost: the head came back and found it taken   */
 
 byte pst[NT];           /* park states                                    */
 byte mark[NT];          /* the waiter's wake mark (0: none yet)           */
@@ -592,16 +600,20 @@ inline request_here(rw, rt, ret)
      ok = heldfor; cm = 0; cmt = 0; heldfor = 0;
      if
      :: ok || GST(w) == 3 ->
-        passes = 0; res = 1;
+        passes = 0; rebuffed = 0; res = 1;
         if :: lqlen == 0 -> GSTORE(1) :: else -> GSTORE(2) fi  /* held_state */
-     :: else -> assert(GST(w) == 2); push_front(rw, rt); res = 0
+     :: else -> assert(GST(w) == 2); push_front(rw, rt); res = 0;
+#ifndef BUG_PASS_AFTER_RETURN
+        passes = MAXP;                          /* passed over no more   */
+#endif
+        rebuffed = 1
      fi;
      ok = 0
   :: !ret ->
      if
      :: GST(w) == 0 -> GCHANGE(1); res = 1
      :: GST(w) == 1 || GST(w) == 2 -> GCHANGE(2); line_enqueue(rw, rt); res = 0
-     :: GST(w) == 3 -> GSTORE(2); passes++; assert(passes <= MAXP); res = 1   /* P4 */
+     :: GST(w) == 3 -> GSTORE(2); passes++; assert(passes <= MAXP && !rebuffed); res = 1   /* P4, P5 */
      fi
   fi
 }
@@ -611,7 +623,7 @@ inline cancel_here(cw, ct)
 {
   ok = (lqlen > 0 && lq[0] == cw && lqt[0] == ct && cm == 0);
   line_dequeue(cw, ct);
-  if :: res && ok -> passes = 0 :: else fi;     /* the head left          */
+  if :: res && ok -> passes = 0; rebuffed = 0 :: else fi;     /* the head left */
   ok = 0
 }
 
@@ -633,7 +645,7 @@ inline unlock_here()
      if
 #ifndef BUG_NO_HANDOFF
      :: passes >= MAXP ->                       /* the lock is the head's */
-        takent[0] = takent[0] + 1; passes = 0;
+        takent[0] = takent[0] + 1; passes = 0; rebuffed = 0;
         if :: lqlen == 0 -> GSTORE(1) :: else -> GSTORE(2) fi
 #endif
      :: else -> cm = taken[0] + 1; cmt = takent[0]; GSTORE(3)   /* come back */
