@@ -10,12 +10,19 @@
 // Rows: 4096 pages of one shared mapping touched last to first (the access
 // pattern of coherence_bench's read-fault row; each mprotect splits or
 // merges the mapping's areas), and one page made inaccessible and touched
-// again and again (the smallest case: no neighbours to merge with).
+// again and again (the smallest case: no neighbours to merge with). Then
+// the price of one mprotect of one page (read-only, then read-write again,
+// as a flush or a refresh does), with this process's only thread, and with
+// a second thread of it running on another CPU: there the kernel must
+// shoot down that CPU's TLB entry too (an IPI, dear on some VMs; the
+// difference between the two rows is that price).
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -48,6 +55,29 @@ double median(std::vector<double> v) {
 double ns_per(std::chrono::steady_clock::time_point t0, std::size_t n) {
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
          double(n);
+}
+
+// Median ns per mprotect of `p`, toggled read-only / read-write.
+double mprotect_cost(unsigned char* p) {
+  std::vector<double> runs;
+  constexpr std::size_t calls = 2000;
+  for (int r = 0; r < repetitions; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < calls / 2; ++i) {
+      mprotect(p, page, PROT_READ);
+      mprotect(p, page, PROT_READ | PROT_WRITE);
+    }
+    runs.push_back(ns_per(t0, calls));
+  }
+  return median(runs);
+}
+
+std::atomic<bool> stop_spinning{false};
+void* spin_on(void* p) {
+  while (!stop_spinning.load(std::memory_order_relaxed)) {
+    asm volatile("" : : "r"(*static_cast<volatile unsigned char*>(p)) : "memory");
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -97,5 +127,18 @@ int main() {
               std::string(12, '-').c_str());
   std::printf("| %-44s | %10.1f |\n", "4096 pages, last to first", median(backwards));
   std::printf("| %-44s | %10.1f |\n", "one page, again and again", median(one_page));
+
+  unsigned char* const toggled = alias + page;
+  const double alone = mprotect_cost(toggled);
+  pthread_t spinner;
+  if (pthread_create(&spinner, nullptr, spin_on, alias) != 0) return 1;
+  const double beside = mprotect_cost(toggled);
+  stop_spinning = true;
+  pthread_join(spinner, nullptr);
+  std::printf("\n## mprotect of one page, no dstd (median of %d runs)\n", repetitions);
+  std::printf("| %-44s | %10s |\n|%s|%s|\n", "mprotect", "median ns", std::string(46, '-').c_str(),
+              std::string(12, '-').c_str());
+  std::printf("| %-44s | %10.1f |\n", "the process's only thread", alone);
+  std::printf("| %-44s | %10.1f |\n", "a second thread running on another CPU", beside);
   return 0;
 }

@@ -544,17 +544,22 @@ std::uint64_t flush_dirty_pages() {
 
 // Pages dirty at this acquire (written after its flush by another worker,
 // or kept writable by a flush) whose home changed them: keep the local
-// changes, bring in the home's bytes around them, and make the home's copy
-// the new twin. `sorted` pages are locked by the caller. All at once: one
-// mprotect per run to write-protect them (a racing write faults and waits
-// for the page lock), their versions and then their bytes read with one
-// read per run, one mprotect per run to make them writable again; a page
-// at a time each was two mprotects and two reads (a 1 MiB buffer kept
-// writable by a producer whose consumer homes it: a fifth of each round).
+// changes, bring in the home's changes around them, and make the home's
+// copy the new twin. `sorted` pages are locked by the caller. Their
+// versions, then their bytes, one read per run. They stay writable: the
+// node's other workers may store into them meanwhile, so the merge writes
+// only the bytes the home changed (home != twin) that this node did not
+// (now == twin), each loaded and stored on its own. A store by another
+// worker to such a byte during the merge would race with the home's
+// write: had it been ordered after that write, its worker's acquire would
+// have come first (acquires hold sync_mutex) and made the home's byte the
+// twin's. Any other byte is left as it is, so no store is lost. (This
+// write-protected the pages around the merge before: two mprotects, each
+// a TLB shootdown of 10-100 µs on a 2-vCPU VM, were most of a turn of two
+// nodes alternating on a lock; docs/BENCHMARKS.md.)
 void refresh_dirty_pages(const std::vector<std::uint64_t>& sorted) {
   if (sorted.empty()) return;
   const std::uint64_t n = sorted.size();
-  protect_runs(sorted.data(), n, PROT_READ);
   read_versions(sorted.data(), n);
   const auto fresh = std::make_unique_for_overwrite<unsigned char[]>(n * page);
   completion done;
@@ -565,19 +570,22 @@ void refresh_dirty_pages(const std::vector<std::uint64_t>& sorted) {
   done.wait();
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t index = sorted[i];
-    const std::uintptr_t a = page_address(index);
     unsigned char* twin = twins.bytes(directory.twin(index));
+    unsigned char* home = &fresh[i * page];
+    keep_per_node_bytes(page_address(index), home, twin);  // never the home's to change
     unsigned char* now = alias_of(index);
-    const unsigned char* home = &fresh[i * page];
-    unsigned char mine[page];
-    std::memcpy(mine, now, page);
-    for (std::uint64_t b = 0; b < page; ++b) {
-      if (now[b] == twin[b]) now[b] = home[b];
+    for (std::uint64_t b = 0; b < page; b += sizeof(std::uint64_t)) {
+      if (std::memcmp(home + b, twin + b, sizeof(std::uint64_t)) == 0) continue;
+      for (std::uint64_t k = b; k < b + sizeof(std::uint64_t); ++k) {
+        if (home[k] == twin[k]) continue;
+        std::atomic_ref<unsigned char> mine(now[k]);
+        if (mine.load(std::memory_order_relaxed) == twin[k]) {
+          mine.store(home[k], std::memory_order_relaxed);
+        }
+      }
     }
-    keep_per_node_bytes(a, now, mine);
     std::memcpy(twin, home, page);
   }
-  protect_runs(sorted.data(), n, PROT_READ | PROT_WRITE);
 }
 
 // Read-only pages that their homes changed and this node read lately

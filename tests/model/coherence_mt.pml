@@ -140,17 +140,17 @@
  *     the refreshes.  Per page taken: I2 lock it (waits, e.g. for a fault
  *     whose fetch is in flight); READ_ONLY -> protect_runs(PROT_NONE),
  *     unlock(invalid); DIRTY -> stays locked (still_cached); else unlock.
- *     Then I1 again.  Per page in still_cached, refresh_dirty_pages():
- *     I3 protect(PROT_READ), read the home's page (one step, or one per
- *     byte with FETCH_BYTEWISE); I4 every byte still equal to the old twin
- *     takes the home's value, the home's page becomes the twin,
- *     protect(PROT_READ | PROT_WRITE); I5 cached.push, unlock(dirty).
- *     (The code does each of these for all its pages at once: every
- *     page protected, then all read, merged, made writable, then each
- *     listed and unlocked; all stay locked throughout, so only the
- *     protection changes are seen by other threads, and doing them page
- *     by page moves removals of rights later and additions earlier:
- *     more interleavings, not fewer.)
+ *     Then I1 again.  Per page in still_cached, refresh_dirty_pages(),
+ *     the page writable throughout: I3 read the home's page (one step,
+ *     or one per byte with FETCH_BYTEWISE); I4 per byte, load the frame's
+ *     byte and compare (one step), store the home's value if the home
+ *     changed it (home != twin) and this node did not (frame == twin)
+ *     (another step: the other worker may store in between); the home's
+ *     page becomes the twin; I5 cached.push, unlock(dirty).
+ *     (The code does each of these for all its pages at once: all read,
+ *     then merged, then each listed and unlocked; all stay locked
+ *     throughout, so only the frame's bytes are seen by other threads,
+ *     and doing it page by page is the same interleavings.)
  *   The mutex: lock = the lock word taken at its home, then acquire();
  *   unlock = release(), then the word freed.  The atomic flag (MP): store
  *   = release(), then the store at its home; load = the load at its home,
@@ -177,16 +177,16 @@
  * changes count as follows: they only enable or disable other threads'
  * loads and stores of that page, and every protection change is made by
  * a thread holding the page's lock, so no other thread can change it back.
- * Removing rights (protect_runs(PROT_NONE/READ), refresh's PROT_READ) is
+ * Removing rights (protect_runs(PROT_NONE/READ)) is
  * a right mover: an access that ran after it was also enabled before it.
- * Adding rights (F3, F4's PROT_READ|WRITE, I4) is a left mover: whatever
+ * Adding rights (F3, F4's PROT_READ|WRITE) is a left mover: whatever
  * ran before it was enabled after it too.  So, e.g., F4 = [lock (R)]
  * twin, push (N), protect (L), unlock (L); D2 = lock (R), protect (R),
- * diff, send (L), unlock (L); I3 = protect (R), read master (N); I4 =
- * merge (N: other threads may be reading the page), protect (L).  An
+ * diff, send (L), unlock (L); I3 = read master (N); I4 = per byte a load
+ * of the frame (N), then a store to it (N): two steps.  An
  * access enabled by an added right can start right after it (and the
  * thread go on to a release): so no step adds a right and then does an
- * N -- F3 and F4, I4 and I5 are separate steps.
+ * N -- F3 and F4 are separate steps.
  *   Further simplifications, each with a reason:
  *   - D2 / I2 lock one page per step where the code locks all pages
  *     taken, then protects them, then diffs / unlocks them one by one:
@@ -277,6 +277,11 @@
  *   BUG_INVALIDATE_SKIPS_DIRTY    the invalidation leaves a page found
  *       DIRTY as it is (I3, I4 skipped; back on cached): bytes fetched
  *       before the acquire stay, A reads one (P1).
+ *   BUG_REFRESH_ANY_UNCHANGED_BYTE  the refresh's merge stores the home's
+ *       value into every byte this node did not change (frame == twin),
+ *       not only those the home changed, while the page stays writable: B
+ *       stores its byte between the merge's load and store of it, and the
+ *       store puts the old value back (a lost write: P2).
  *   BUG_INVALIDATE_BEFORE_ACK     acquire invalidates before its flush's
  *       diffs are applied: B refetches its page without its own write
  *       (P1').
@@ -1222,37 +1227,48 @@ inline flush_dirty_pages()
 #endif
 }
 
+/* refresh_dirty_pages' merge of byte k, whose home value is hv: the
+ * byte's load and its store are separate steps, as in the code (another
+ * worker's store may come between them).  The code stores only where the
+ * home changed the byte (hv != twin) and this node did not (frame ==
+ * twin); BUG_REFRESH_ANY_UNCHANGED_BYTE stores wherever frame == twin (the
+ * rule while the page was write-protected around the merge). */
+inline merge_byte(k, hv)
+{
+#ifdef BUG_REFRESH_ANY_UNCHANGED_BYTE
+  atomic { mg = (F.c[k] == F.tw[k]) };
+#else
+  atomic { mg = (hv != F.tw[k] && F.c[k] == F.tw[k]) };
+#endif
+  atomic { if :: mg -> F.c[k] = hv :: else fi; mg = 0 }
+}
+
 /* refresh_dirty_page + cached.push + unlock, for page p (locked). */
 inline refresh(p)
 {
 #ifdef BUG_INVALIDATE_SKIPS_DIRTY
   atomic { push_cached(p); F.pl[p] = 0 }        /* left as it is         */
 #else
-#ifdef V2                                       /* read_version_then_page */
-  atomic { F.pr[p] = P_READ; F.cv[p] = ver[p] };   /* (exported already) */
+  /* The page stays writable (the other worker may store into it
+   * throughout); read_versions, then the bytes (one step, or one per
+   * byte with FETCH_BYTEWISE), then the merge a byte at a time. */
+#ifdef V2                                       /* read_versions         */
+  atomic { F.cv[p] = ver[p] };                  /* (exported already)    */
+#endif
 #ifdef FETCH_BYTEWISE
   atomic { b0 = master[p*PS+0] };
-#endif
-#elif defined(FETCH_BYTEWISE)
-  atomic { F.pr[p] = P_READ; b0 = master[p*PS+0] };
-#endif
-#ifdef FETCH_BYTEWISE
   atomic { b1 = master[p*PS+1] };
   atomic { b2 = master[p*PS+2] };
 #else
-  atomic {
-    F.pr[p] = P_READ;                           /* protect(PROT_READ)    */
-    b0 = master[p*PS+0]; b1 = master[p*PS+1]; b2 = master[p*PS+2]
-  };
+  atomic { b0 = master[p*PS+0]; b1 = master[p*PS+1]; b2 = master[p*PS+2] };
 #endif
-  atomic {                                      /* bytes unchanged since */
-    if :: F.c[p*PS+0] == F.tw[p*PS+0] -> F.c[p*PS+0] = b0 :: else fi;
-    if :: F.c[p*PS+1] == F.tw[p*PS+1] -> F.c[p*PS+1] = b1 :: else fi;
-    if :: F.c[p*PS+2] == F.tw[p*PS+2] -> F.c[p*PS+2] = b2 :: else fi;
+  merge_byte(p*PS+0, b0);
+  merge_byte(p*PS+1, b1);
+  merge_byte(p*PS+2, b2);
+  atomic {                                      /* the home's copy is    */
     F.tw[p*PS+0] = b0; F.tw[p*PS+1] = b1; F.tw[p*PS+2] = b2;
-    b0 = 0; b1 = 0; b2 = 0;                     /* the old twin takes    */
-    F.pr[p] = P_RW                              /* the home's; new twin; */
-  };                                            /* protect(READ|WRITE)   */
+    b0 = 0; b1 = 0; b2 = 0                      /* the new twin (read    */
+  };                                            /* under the page lock)  */
 #ifdef BUG_V2_REFRESH_NO_LIST
   atomic { F.pl[p] = 0 }                        /* not listed again      */
 #else
@@ -1884,6 +1900,7 @@ inline exit_thread()
   bit  fv;              /* MP: the flag's value                            */ \
   bit  rt;              /* access: retried after a fault (i, op chosen)    */ \
   byte b0, b1, b2;      /* fetched bytes (refresh; BUG_FETCH_UNLOCKED)     */ \
+  bit  mg;              /* refresh: merge_byte will store                  */ \
   byte lk;              /* pages locked for one multi-page fetch (a set)   */ \
   byte got0, got1;      /* list_and_fetch: bytes of page 0 / 1 read so far */ \
   V2_LOCALS
