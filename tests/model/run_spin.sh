@@ -11,19 +11,23 @@
 #                 invalid end state); used for deliberately broken variants
 # Works in a temporary directory (pan writes its files, trails, there);
 # set KEEP=1 to keep it.  Environment: SPIN, CC (default spin, gcc),
-# MEMLIM (MiB, default 2048), PAN_OPT (C optimization for pan; default
-# -O1 without gcc's two dead-store passes for expect-ok, -O0 for
-# expect-error), PAN_FLAGS (extra ./pan options).
+# MEMLIM (MiB, default 2048), PAN_OPT (C optimization for pan: "optimized",
+# the default for expect-ok, is gcc -O1 without its two dead-store passes
+# and its RTL combiner; "unoptimized", the default for expect-error, is
+# -O0; other words are used as the flags), PAN_FLAGS (extra ./pan options).
 #
 # Why those defaults: compiling pan costs more than most searches. -O1
-# searches as fast as -O2 and compiles in half the time; on pan's one huge
-# transition function the dead-store passes take 6 of -O1's 14 s of
-# compile on the coherence_mt.pml V2 model, and the search is as fast
-# without them. -O0 compiles coherence_mt.pml in 1.7 s against 5.0 s and
-# searches 1.2-1.4 times slower, which wins below about 12 s of search: an
-# expect-error search stops at its first error (0.5 to 2 s for most, 21 s
-# the longest, a draw), an expect-ok search covers everything (22 s for
-# coherence_mt.pml's default bounds).
+# searches as fast as -O2 and compiles in half the time. Most of -O1's
+# compile is spent on pan's one huge transition function by three passes
+# that do not make the search faster: the two dead-store passes (6 of 14 s
+# on the coherence_mt.pml V2 model) and the RTL combiner (5.6 of the 13 s
+# left, gcc -ftime-report; without it that compile takes 6.8 s, and a
+# 6.7 M-state search 18-22 s either way). coherence_mt.pml at its default
+# bounds compiles in 1.5 s at -O0 and 3.4 s optimized; the optimized search
+# is about twice as fast (14 s against 29 s on that 6.7 M-state run), which
+# wins once the -O0 search passes about 4 s. An expect-error search stops
+# at its first error (under 5 s for most), so unoptimized is their default
+# and the few long ones ask for PAN_OPT=optimized (tests/model/CMakeLists.txt).
 set -euo pipefail
 
 usage() { echo "usage: $0 MODEL [expect-ok|expect-error] [-DDEFINE...]" >&2; exit 2; }
@@ -53,9 +57,15 @@ echo "== $(basename "$model") $* ($expect)"
 "$spin" -a "$@" model.pml > spin.out 2>&1 || { cat spin.out; echo "FAIL: spin -a"; exit 1; }
 # -DSAFETY: assertions + invalid end states, no cycle detection.
 # -DCOLLAPSE: state compression.  -DMEMLIM: fail instead of swapping.
-if [ "$expect" = expect-ok ]; then default_opt="-O1 -fno-dse -fno-tree-dse"; else default_opt=-O0; fi
-# shellcheck disable=SC2086  # PAN_OPT is a list of words
-"$cc" ${PAN_OPT:-$default_opt} -w -DSAFETY -DCOLLAPSE -DMEMLIM="$memlim" -o pan pan.c > cc.out 2>&1 ||
+# PAN_OPT=optimized or unoptimized names one of the two; anything else is
+# taken as the flags themselves.
+if [ "$expect" = expect-ok ]; then pan_opt=${PAN_OPT:-optimized}; else pan_opt=${PAN_OPT:-unoptimized}; fi
+case $pan_opt in
+  optimized) pan_opt="-O1 -fno-dse -fno-tree-dse -fdisable-rtl-combine" ;;
+  unoptimized) pan_opt=-O0 ;;
+esac
+# shellcheck disable=SC2086  # pan_opt is a list of words
+"$cc" $pan_opt -w -DSAFETY -DCOLLAPSE -DMEMLIM="$memlim" -o pan pan.c > cc.out 2>&1 ||
   { cat cc.out; echo "FAIL: compiling pan"; exit 1; }
 
 start=$(date +%s%N)
