@@ -1,8 +1,10 @@
 // See delay_line.hpp.
 #include "runtime/transport/shm/delay_line.hpp"
 
+#include <sched.h>
 #include <sys/prctl.h>
 
+#include "runtime/common/backoff.hpp"
 #include "runtime/common/chaos.hpp"
 
 namespace dstd::rt::shm {
@@ -26,6 +28,7 @@ void delay_line::post(unsigned peer, bool is_message, action act) {
     // The due time is taken under the lock, so due times follow posting order.
     queue_.push_back({clock::now() + delay_, peer, is_message, std::move(act)});
     ++unfinished_;
+    posts_.fetch_add(1, std::memory_order_release);
   }
   posted_.notify_one();
 }
@@ -66,23 +69,53 @@ bool delay_line::retry_stalled() {
   return any;
 }
 
+// Called with lk held, returns with it held (released meanwhile): until a
+// post comes or the backoff says sleep.
+void delay_line::watch_for_posts(std::unique_lock<std::mutex>& lk) {
+  const std::uint64_t seen = posts_.load(std::memory_order_relaxed);
+  lk.unlock();
+  backoff wait;
+  while (posts_.load(std::memory_order_acquire) == seen && wait.step()) {
+  }
+  lk.lock();
+}
+
+// Called with lk held, returns with it held: until `due` (the queue's
+// front; every later post is due later still).
+void delay_line::wait_until_due(std::unique_lock<std::mutex>& lk, clock::time_point due) {
+  constexpr std::chrono::microseconds sleep_above{100};
+  if (due - clock::now() > sleep_above) {
+    posted_.wait_until(lk, due);
+    return;
+  }
+  lk.unlock();
+  while (clock::now() < due) sched_yield();
+  lk.lock();
+}
+
 void delay_line::run() {
   // Sleeps of a few microseconds: without this the kernel rounds each one
   // up by its default 50 µs timer slack.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   std::unique_lock<std::mutex> lk(lock_);
   bool stalled = false;
+  bool watched = false;  // watched for posts since the queue emptied
   for (;;) {
     if (stopping_ && queue_.empty() && !stalled) return;
     if (queue_.empty()) {
       if (stalled) {
         posted_.wait_for(lk, std::chrono::microseconds(20));  // a receiver drains its ring
+      } else if (!watched) {
+        watched = true;
+        watch_for_posts(lk);
+        continue;  // stopping_ may have been set meanwhile
       } else {
         posted_.wait(lk);
       }
     } else if (clock::now() < queue_.front().due) {
-      posted_.wait_until(lk, queue_.front().due);
+      wait_until_due(lk, queue_.front().due);
     }
+    watched = false;
     // Everything due, in order, without the lock (actions may block on a
     // send lock or fault; posters must not wait for that).
     std::vector<entry> due;
