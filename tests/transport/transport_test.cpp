@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <dstd/dstd.hpp>
 #include <numeric>
@@ -529,6 +530,43 @@ TEST(Replies, ConcurrentEchoesOfMixedSizesToEveryNode) {
   }
   for (auto& t : callers) t.join();
   EXPECT_EQ(wrong.load(), 0u) << "echoes that came back different (or to another caller)";
+}
+
+// The delayed mode (delay_line.hpp) is a model of a network's latency: no
+// operation may finish before the delay, however the line's thread waits
+// for it (it sleeps, watches for posts, or yields until the due time). A
+// lower bound, so a loaded machine cannot make it fail.
+TEST(Delayed, NoOperationFinishesBeforeTheDelay) {
+  const char* delay_env = std::getenv("DSTD_SHM_DELAY_US");
+  if (delay_env == nullptr || dstd::node_count() < 2) GTEST_SKIP() << "not in the delayed mode";
+  const auto delay = std::chrono::microseconds(std::strtoul(delay_env, nullptr, 10));
+  using clock = std::chrono::steady_clock;
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    const gaddr a = allocate_on(n, 8);
+    std::uint64_t v = 1;
+    std::byte ping{7};
+    // Back to back and with pauses between them: the line's thread is
+    // then watching for posts, or asleep.
+    for (int pause_us : {0, 30, 300}) {
+      for (int i = 0; i < 20; ++i) {
+        std::this_thread::sleep_for(std::chrono::microseconds(pause_us));
+        const auto t0 = clock::now();
+        net().write(a, &v, sizeof v);
+        const auto t1 = clock::now();
+        net().read(&v, a, sizeof v);
+        const auto t2 = clock::now();
+        net().fetch_add(a, 1);
+        const auto t3 = clock::now();
+        const std::vector<std::byte> back = net().call(n, h_echo, &ping, 1);
+        const auto t4 = clock::now();
+        ASSERT_EQ(back.size(), 1u);
+        EXPECT_GE(t1 - t0, delay) << "a write to node " << n << " after a pause of " << pause_us << " µs";
+        EXPECT_GE(t2 - t1, delay) << "a read from node " << n << " after a pause of " << pause_us << " µs";
+        EXPECT_GE(t3 - t2, delay) << "a fetch-and-add at node " << n;
+        EXPECT_GE(t4 - t3, 2 * delay) << "a call's round trip to node " << n;
+      }
+    }
+  }
 }
 
 }  // namespace
