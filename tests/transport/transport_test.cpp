@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <dstd/dstd.hpp>
 #include <numeric>
@@ -16,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/common/settings.hpp"
 #include "runtime/heap/partition.hpp"
 #include "runtime/transport/transport.hpp"
 #include "runtime/transport/typed_handler.hpp"
@@ -537,9 +537,9 @@ TEST(Replies, ConcurrentEchoesOfMixedSizesToEveryNode) {
 // for it (it sleeps, watches for posts, or yields until the due time). A
 // lower bound, so a loaded machine cannot make it fail.
 TEST(Delayed, NoOperationFinishesBeforeTheDelay) {
-  const char* delay_env = std::getenv("DSTD_SHM_DELAY_US");
-  if (delay_env == nullptr || dstd::node_count() < 2) GTEST_SKIP() << "not in the delayed mode";
-  const auto delay = std::chrono::microseconds(std::strtoul(delay_env, nullptr, 10));
+  const std::uint64_t delay_us = dstd::rt::current_settings().shm_delay_us;
+  if (delay_us == 0 || dstd::node_count() < 2) GTEST_SKIP() << "not in the delayed mode";
+  const auto delay = std::chrono::microseconds(delay_us);
   using clock = std::chrono::steady_clock;
   for (node_id n = 0; n < dstd::node_count(); ++n) {
     const gaddr a = allocate_on(n, 8);

@@ -83,7 +83,6 @@ void delay_line::watch_for_posts(std::unique_lock<std::mutex>& lk) {
 // Called with lk held, returns with it held: until `due` (the queue's
 // front; every later post is due later still).
 void delay_line::wait_until_due(std::unique_lock<std::mutex>& lk, clock::time_point due) {
-  constexpr std::chrono::microseconds sleep_above{100};
   if (due - clock::now() > sleep_above) {
     posted_.wait_until(lk, due);
     return;

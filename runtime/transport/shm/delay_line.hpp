@@ -10,8 +10,8 @@
 // Fidelity: the line's thread watches for posts for a while before it
 // sleeps and waits out a due time shorter than `sleep_above` by yielding,
 // not in a timed sleep: on a VM each wake-up of a sleeping thread cost
-// 5-15 µs, so at N = 2 every operation took 14-18 µs, and the mode modelled
-// the line's wake-ups rather than the network.
+// several µs, so at N = 2 every operation took 10-20 µs, and the mode
+// modelled the line's wake-ups rather than the network.
 //
 // Order: actions run in posting order (the delay is the same for all). A
 // message that finds its ring full stays queued and is retried; the
@@ -54,6 +54,7 @@ class delay_line {
 
  private:
   using clock = std::chrono::steady_clock;
+  static constexpr std::chrono::microseconds sleep_above{100};
   struct entry {
     clock::time_point due;
     unsigned peer;
