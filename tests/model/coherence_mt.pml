@@ -373,10 +373,12 @@
  *     version reads then verdicts) when a home is DIFFS or WROTE; the
  *     noticed pages locked and judged (they stay listed); the drops; the
  *     refreshes (version, bytes, merge, list_cached, unlock); seen.
+ * With GROUP, PREFETCH or WRITE_AHEAD, list_and_fetch reads the versions
+ * of every page it locked before any byte (read_versions_of_lk), as
+ * read_into_frames does for all of them.
  * Not modelled in V2: one page per home (a fetch of another page of a
  * home while a batch to it is applied), the summaries' and notices' reads
- * of several homes in flight at once (one home after the other here),
- * GROUP / PREFETCH / WRITE_AHEAD on the v2 acquire.
+ * of several homes in flight at once (one home after the other here).
  * Properties added: P6 (the list invariant of DESIGN s.4.1: a read-only
  * or dirty page of node 2 that is unlocked is on cached, or taken from it
  * by an acquire that has not locked it yet) and P7 (the own-diff
@@ -411,6 +413,9 @@
  *   BUG_V2_VERSION_AFTER_DATA  (with NOTHER) a fault reads the version
  *       after the bytes: a diff between makes old bytes look current to
  *       still_current when the ring passed (P1).
+ *   BUG_V2_MULTI_VERSION_AFTER_DATA  (with GROUP, or PREFETCH and
+ *       B_ACQUIRES) list_and_fetch reads the versions after the bytes:
+ *       the same, through a group fault or B's prefetch (P1).
  *   BUG_V2_EXPORT_AFTER_FETCH  the exported word is written after the
  *       fetch: the home's release in between does not bump its write
  *       epoch, and the acquire keeps the old bytes (P1).
@@ -438,10 +443,13 @@
 #error "the BUG_KEEP_WRITABLE_ variants need KEEP_WRITABLE"
 #endif
 
-#if defined(V2) && (defined(GROUP) || defined(PREFETCH) || defined(WRITE_AHEAD) || \
-    defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED) || \
+#if defined(V2) && (defined(BUG_PUSH_CACHED_AFTER_FETCH) || defined(BUG_FETCH_UNLOCKED) || \
     defined(BUG_INVALIDATE_SKIPS_DIRTY) || defined(BUG_INVALIDATE_BEFORE_ACK))
-#error "V2 models single-page faults and the v2 acquire only"
+#error "these BUG_ variants change the v1 fault or acquire"
+#endif
+#if defined(BUG_V2_MULTI_VERSION_AFTER_DATA) && \
+    !(defined(V2) && (defined(GROUP) || defined(PREFETCH) || defined(WRITE_AHEAD)))
+#error "BUG_V2_MULTI_VERSION_AFTER_DATA changes V2's multi-page fetches"
 #endif
 #if !defined(V2) && (defined(BUG_V2_NOTICED_NO_WAIT) || defined(BUG_V2_NOTICED_UNLISTED) || \
     defined(BUG_V2_KEEP_WITHOUT_RELIST) || defined(BUG_V2_TRUST_OWN_DIFF) || \
@@ -842,23 +850,48 @@ inline read_more(p, got)
 #endif
 }
 
-/* list_and_fetch(lk): push each page on cached, in index order, one step
- * each (the fence after them is the model's sequential consistency); then
- * fetch_pages' reads, all in flight at once, so in any order: one step per
- * page, or with FETCH_BYTEWISE one per byte, the two pages' bytes
- * interleaved in any way.  BUG_LIST_AFTER_FETCH: the pushes come after the
+#ifdef V2
+/* V2: read_into_frames' read_versions of lk: export_from each page's home
+ * (in index order, each two steps), then the version reads, all in flight
+ * at once: one step per page, in any order (vr: the pages read so far).
+ * Every version read completes before the first byte is read. */
+inline read_versions_of_lk()
+{
+  if :: lk & BIT(0) -> export_from(HOME(0)) :: else -> skip fi;
+  if :: lk & BIT(1) -> export_from(HOME(1)) :: else -> skip fi;
+  do
+  :: atomic { lk & BIT(0) && (vr & BIT(0)) == 0 -> F.cv[0] = ver[0]; vr = vr | BIT(0) }
+  :: atomic { lk & BIT(1) && (vr & BIT(1)) == 0 -> F.cv[1] = ver[1]; vr = vr | BIT(1) }
+  :: else -> break
+  od;
+  vr = 0
+}
+#endif
+
+/* list_and_fetch(lk): list each page on cached (list_cached), in index
+ * order, one step each (the fence after them is the model's sequential
+ * consistency); V2: read_versions_of_lk; then fetch_pages' reads, all in
+ * flight at once, so in any order: one step per page, or with
+ * FETCH_BYTEWISE one per byte, the two pages' bytes interleaved in any
+ * way.  BUG_LIST_AFTER_FETCH: the pushes come after the
  * reads (and after the protect: in make_readable). */
 inline list_and_fetch()
 {
 #ifndef BUG_LIST_AFTER_FETCH
-  if :: lk & BIT(0) -> atomic { push_cached(0) } :: else -> skip fi;
-  if :: lk & BIT(1) -> atomic { push_cached(1) } :: else -> skip fi;
+  if :: lk & BIT(0) -> atomic { list_cached(0) } :: else -> skip fi;
+  if :: lk & BIT(1) -> atomic { list_cached(1) } :: else -> skip fi;
+#endif
+#if defined(V2) && !defined(BUG_V2_MULTI_VERSION_AFTER_DATA)
+  read_versions_of_lk();
 #endif
   do
   :: atomic { lk & BIT(0) && got0 < PS -> read_more(0, got0) }
   :: atomic { lk & BIT(1) && got1 < PS -> read_more(1, got1) }
   :: else -> break
   od;
+#ifdef BUG_V2_MULTI_VERSION_AFTER_DATA
+  read_versions_of_lk();
+#endif
   got0 = 0; got1 = 0
 }
 
@@ -875,7 +908,7 @@ inline make_readable(KEEP)
        if
        :: lk & BIT(q) ->
 #ifdef BUG_LIST_AFTER_FETCH
-          push_cached(q);
+          list_cached(q);
 #endif
           F.pr[q] = P_READ;
           F.st[q] = READ_ONLY;
@@ -1881,7 +1914,8 @@ inline exit_thread()
   byte chg[NP];         /* drop_changed_pages: what each summary said      */ \
   byte nn[NP], nw[NP];  /* ... the counts read (now)                       */ \
   byte lkd, noticed, tochk, cur, drp, rfs, rro, kp;  /* page / home sets   */ \
-  byte k2, e            /* next notice; an entry or the reserve count read */
+  byte k2, e;           /* next notice; an entry or the reserve count read */ \
+  byte vr               /* read_versions_of_lk: the pages read so far      */
 #else
 #define V2_LOCALS bit ex
 #endif
