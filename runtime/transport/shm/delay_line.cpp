@@ -1,7 +1,6 @@
 // See delay_line.hpp.
 #include "runtime/transport/shm/delay_line.hpp"
 
-#include <sched.h>
 #include <sys/prctl.h>
 
 #include "runtime/common/backoff.hpp"
@@ -88,8 +87,12 @@ void delay_line::wait_until_due(std::unique_lock<std::mutex>& lk, clock::time_po
     return;
   }
   lk.unlock();
-  while (clock::now() < due) sched_yield();
+  bool brief = true;
+  while (brief && clock::now() < due) brief = yield_briefly();
   lk.lock();
+  // A late yield: another thread holds the core a slice at a time, and a
+  // timed sleep's wake-up comes sooner than the next yield would.
+  if (!brief && clock::now() < due) posted_.wait_until(lk, due);
 }
 
 void delay_line::run() {
