@@ -32,6 +32,7 @@
 #include "runtime/control/placement.hpp"
 #include "runtime/control/program_constructors.hpp"
 #include "runtime/control/run_exit.hpp"
+#include "runtime/control/sanitizer_symbolizer.hpp"
 #include "runtime/transport/peer_lifelines.hpp"
 #include "runtime/control/shared_handlers.hpp"
 #include "runtime/heap/address_space.hpp"
@@ -90,6 +91,7 @@ void refuse_static_runtime_on_many_nodes(const node_env& env) {
 
 void boot() {
   connect_launcher_link();  // a remote node's lifeline, before anything can fail
+  start_sanitizer_symbolizer();  // before any dstd thread could report
   // Every setting is checked now, on every node, before anyone joins: a bad
   // value ends the run at its start, not when first used.
   current_settings();
