@@ -1,12 +1,21 @@
 // Starting, running, joining and detaching dstd threads (docs/DESIGN.md §5).
 //
 // A thread_state lives in the creating node's heap and is shared by the
-// dstd::thread object and the running thread (two references, counted in a
-// home word). Its join word, also a home word, is 0 while the thread runs,
-// `finished` once it is done, or else the name of a joiner parked on it
+// dstd::thread object and the running thread. Its join word, a home word,
+// is 0 while the thread runs, `finished` once it is done, `detached` once
+// the object let it go, or else the name of a joiner parked on it
 // (remote_wake.hpp: its node and waiter id); whoever comes second of the
-// finishing thread and the joiner sees the other's mark. Waking goes through
-// that name, so joiner, thread and state can be on three different nodes.
+// finishing thread and the joiner (or detach) sees the other's mark, and
+// frees the state. Waking goes through that name, so joiner, thread and
+// state can be on three different nodes.
+//
+// Marking itself finished is the last thing a thread does at the state's
+// home: after it, a joiner may return, main may end and the run with it,
+// and the state's node may be gone. (It used to drop a reference count
+// and update the placement counts at node 0 after marking: a CI run over
+// ucx saw node 1's fetch-and-add fail with "Endpoint timeout" after node 0
+// had left.) Only a wake (a message, which a node that is leaving drops)
+// or, for a detached thread, the free of the state follows.
 //
 // Coherence: the creator releases before a thread starts on another node,
 // which acquires before running; a thread releases when it ends, before
@@ -41,8 +50,7 @@
 namespace dstd::detail {
 
 struct thread_state {
-  rt::home_word<std::uint64_t> join_word{0};  // 0, finished or a parked joiner's name
-  rt::home_word<std::uint64_t> refs{2};       // the thread object and the thread
+  rt::home_word<std::uint64_t> join_word{0};  // 0, finished, detached or a parked joiner's name
   std::uint64_t id = 0;
   node_id node = 0;  // where it runs
   thread_body* body = nullptr;
@@ -51,10 +59,7 @@ struct thread_state {
 namespace {
 
 constexpr std::uint64_t finished = 1;
-
-void drop_ref(thread_state* s) {
-  if (s->refs.fetch_add(~std::uint64_t{0}) == 1) delete s;
-}
+constexpr std::uint64_t detached = 2;  // a packed name is never below 2^16
 
 [[noreturn]] void uncaught_exception_in(const thread_state* s) {
   const std::uint64_t id = s->id;
@@ -79,9 +84,14 @@ void drop_ref(thread_state* s) {
   std::terminate();
 }
 
+// The thread's last touch of `s` (see the top).
 void mark_finished(thread_state* s) {
-  const std::uint64_t joiner = s->join_word.exchange(finished);
-  if (joiner != 0) rt::sched::wake(rt::sched::unpack(joiner));
+  const std::uint64_t seen = s->join_word.exchange(finished);
+  if (seen == detached) {
+    delete s;
+  } else if (seen != 0) {
+    rt::sched::wake(rt::sched::unpack(seen));
+  }
 }
 
 // The fiber entry of every dstd thread.
@@ -100,9 +110,8 @@ void run_thread(void* arg) {
   // it; on the creator's node the stdio buffers and pipes are the same.
   if (started_elsewhere) rt::flush_forwarded_output();
   rt::coherence::release();
-  mark_finished(s);
   rt::placement::thread_finished(this_node());
-  drop_ref(s);
+  mark_finished(s);
 }
 
 // Run a new dstd thread on this node.
@@ -149,9 +158,11 @@ void join_thread(thread_state* s) {
     while (s->join_word.load() != finished) rt::sched::park();
   }
   rt::coherence::acquire();
-  drop_ref(s);
+  delete s;
 }
 
-void detach_thread(thread_state* s) noexcept { drop_ref(s); }
+void detach_thread(thread_state* s) noexcept {
+  if (s->join_word.compare_swap(0, detached) == finished) delete s;
+}
 
 }  // namespace dstd::detail
