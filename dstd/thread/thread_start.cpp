@@ -36,6 +36,7 @@
 #include "dstd/thread/thread_ids.hpp"
 #include "dstd/thread/thread_start.hpp"
 #include "runtime/coherence/coherence.hpp"
+#include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/control/forwarded_output.hpp"
 #include "runtime/control/placement.hpp"
@@ -112,6 +113,10 @@ void run_thread(void* arg) {
   rt::coherence::release();
   rt::placement::thread_finished(this_node());
   mark_finished(s);
+  // Tests hold this thread here (DSTD_CHAOS_STALL_AT=thread_finished) to
+  // show that nothing a joiner or the end of the run depends on is left to
+  // do: tests/thread/thread_end_test.cpp.
+  rt::chaos::stall(rt::chaos::stall_point::thread_finished);
 }
 
 // Run a new dstd thread on this node.

@@ -13,6 +13,7 @@ namespace dstd::rt::chaos {
 
 namespace detail {
 bool enabled = false;
+stall_point stalled = stall_point::none;
 }  // namespace detail
 
 namespace {
@@ -47,7 +48,15 @@ void detail::delay() noexcept {
   kernel_sleep_ns(100000 + more % 400000);  // 0.1 to 0.5 ms
 }
 
+void detail::stall_now() noexcept {
+  kernel_sleep_ns(current_settings().chaos_stall_ms * 1000000);
+}
+
 void configure_from_env() {
+  // `none` is never passed to stall(): stalled stays `none` unless asked.
+  if (current_settings().chaos_stall_at != 0) {
+    detail::stalled = static_cast<stall_point>(current_settings().chaos_stall_at);
+  }
   if (!current_settings().chaos) return;
   seed = current_settings().chaos_seed;
   detail::enabled = true;

@@ -13,6 +13,12 @@
 // or yields the CPU. It is safe in a signal handler (no allocation, no
 // locks: a global counter and clock_gettime). Runs with the same seed do not
 // repeat exactly — threads still race — but keep the same mix of delays.
+//
+// chaos::stall(point) holds one named window open for a test, every time:
+// DSTD_CHAOS_STALL_AT=NAME makes each pass through stall(NAME) sleep
+// DSTD_CHAOS_STALL_MS milliseconds (default 100). Where a random delay
+// makes a race likely, a stall makes it certain, so a regression test can
+// fail on every run of the broken code.
 #pragma once
 
 #include <atomic>
@@ -20,9 +26,17 @@
 
 namespace dstd::rt::chaos {
 
+// The named windows of stall(); `none` is the default.
+enum class stall_point : unsigned {
+  none,
+  thread_finished,  // a dstd thread has marked itself finished (thread_start.cpp)
+};
+
 namespace detail {
 extern bool enabled;
+extern stall_point stalled;
 void delay() noexcept;
+void stall_now() noexcept;
 }  // namespace detail
 
 // Reads DSTD_CHAOS; called once at boot, before any other thread runs.
@@ -34,6 +48,11 @@ inline bool on() noexcept { return detail::enabled; }
 // A race-prone point: maybe wait a little.
 inline void point() noexcept {
   if (__builtin_expect(detail::enabled, false)) detail::delay();
+}
+
+// A window a test may hold open: maybe sleep (see the top).
+inline void stall(stall_point where) noexcept {
+  if (__builtin_expect(detail::stalled == where, false)) detail::stall_now();
 }
 
 }  // namespace dstd::rt::chaos

@@ -17,6 +17,10 @@ settings parse() {
   s.stack_bytes = env::number("DSTD_STACK_KB", 1, 1024 * 1024, 8 * 1024) * 1024;
   s.chaos = env::text("DSTD_CHAOS") != nullptr;
   s.chaos_seed = env::number("DSTD_CHAOS", 0, UINT64_MAX, 0);
+  // The names of chaos::stall_point, in its order.
+  s.chaos_stall_at = static_cast<unsigned>(
+      env::choice("DSTD_CHAOS_STALL_AT", {"none", "thread_finished"}, 0));
+  s.chaos_stall_ms = env::number("DSTD_CHAOS_STALL_MS", 1, 60'000, 100);
   s.place_local = env::choice("DSTD_PLACEMENT", {"spread", "local"}, 0) == 1;
   s.shm_delay_us = env::number("DSTD_SHM_DELAY_US", 0, 1'000'000, 0);
   s.stats = env::choice("DSTD_STATS", {"0", "1"}, 0) == 1;

@@ -21,6 +21,8 @@ struct settings {
   std::size_t stack_bytes = 0;       // DSTD_STACK_KB: a dstd thread's stack
   bool chaos = false;                // DSTD_CHAOS set: schedule perturbation ...
   std::uint64_t chaos_seed = 0;      // ... with this seed
+  unsigned chaos_stall_at = 0;       // DSTD_CHAOS_STALL_AT: a chaos::stall_point, 0 none ...
+  std::uint64_t chaos_stall_ms = 100;  // ... held for DSTD_CHAOS_STALL_MS
   bool place_local = false;          // DSTD_PLACEMENT=local (default spread)
   std::uint64_t shm_delay_us = 0;    // DSTD_SHM_DELAY_US: shm's delayed mode
   bool stats = false;                // DSTD_STATS=1 (dstdrun --stats)
