@@ -201,6 +201,33 @@
  * acquire that runs while a critical section's diff is applied: NACQ2),
  * BUG_V2_NOTICE_BEFORE_DATA (the version, the notice and the count before
  * the bytes).
+ *
+ * SCAN (with V2): a home's own writes noticed on demand (docs/DESIGN.md
+ * s.4, "A home's own writes"; runtime/coherence/own_writes.hpp and
+ * home_apply.cpp's notice_own_writes)
+ * ------------------------------------------------------------------------
+ *   owrit[h]      the kernel's record that home h's page was written since
+ *                 its last scan (either at the start: a page never
+ *                 scanned counts as written).  A home's write to its own page sets
+ *                 it in the same step: the kernel marks the page before
+ *                 the store completes, and a store that slips past a
+ *                 scan's re-protection (a stale TLB entry) lands before
+ *                 the scan returns, on a page that scan reports;
+ *   scanq[h]      requests to home h to publish its own writes.
+ * An acquire whose summary says the write epoch moved may, instead of
+ * dropping the page (the runtime asks when it caches many pages: here
+ * either choice), ask the home and wait for the reply.  The home's handler,
+ * under the apply lock (home_server's steps): reads its write epoch, then
+ * scans (tests and clears owrit[h]: PAGEMAP_SCAN's written bit and
+ * re-protection, one step per page), for a written page bumps its version
+ * and writes a notice as a diff's page_done does, publishes the count and
+ * replies with the epoch it read.  The acquirer takes that epoch as seen
+ * and goes on as for a moved notice count (the count again, whole, the
+ * notices, the reserve count; or the version comparison).
+ * Broken variants (must be caught): BUG_SCAN_EPOCH_AFTER (the handler
+ * reads the epoch after its scan: a release between the two is taken as
+ * covered though its writes were not scanned), BUG_SCAN_NO_NOTICE (the
+ * scan bumps the version of a written page but writes no notice).
  */
 
 /* ---------------------------------------------------------------- bounds */
@@ -307,6 +334,10 @@ byte ringno[NP*CAP];    /* ghost: the number of the notice in each slot
 #define NONE 255
 byte wepoch[NP];        /* home h: releases since it was first exported     */
 bit  exported[NP];      /* home h: some node has fetched from it            */
+#ifdef SCAN
+bit  owrit[NP];         /* home h's page written since its last scan        */
+chan scanq[NP] = [NN] of { byte };   /* scan requests: the asking node     */
+#endif
 #define FETCH_SPLIT     /* every fetch is outside atomic blocks            */
 #endif
 #ifdef FETCH_BYTEWISE
@@ -425,7 +456,11 @@ inline do_write(i)
   fi;
 #endif
   if
-  :: HOME(i/PS) == n -> master[i] = v               /* home: direct      */
+#ifdef SCAN
+  :: HOME(i/PS) == n -> master[i] = v; owrit[n] = 1 /* home: direct,     */
+#else                                               /* tracked by the    */
+  :: HOME(i/PS) == n -> master[i] = v               /* kernel with SCAN  */
+#endif
   :: else ->
      if
      :: st[i/PS] == READ_ONLY ->                    /* fault_write: twin */
@@ -590,6 +625,18 @@ inline invalidate()
           :: else -> how = KEEP
           fi
         };
+#ifdef SCAN
+        if                              /* ask the home to notice its own */
+        :: how == WROTE ->              /* writes, or drop the page       */
+           if
+           :: skip
+           :: scanq[HOME(pg)] ! n;
+              ack ? e, w, d, x;         /* the reply: the epoch it read   */
+              how = DIFFS; e = 0; d = 0; x = 0
+           fi
+        :: else
+        fi;
+#endif
         if
         :: how == WROTE ->              /* read_all_notices: the counters */
            atomic { d = notices[HOME(pg)] };   /* again, whole, one by one */
@@ -774,6 +821,10 @@ proctype home_server(chan in; byte h)
   byte s, pg, m, v0, v1, v2, b;
   byte written;         /* notices written (written_), home-local          */
   byte nother;          /* diffs to the other page applied (NOTHER)        */
+#ifdef SCAN
+  byte ep;              /* a scan's reply: the write epoch it read         */
+  bit  sw;              /* a scan found the page written                   */
+#endif
   xr in;                /* only this process receives on its queue */
 end_wait:
   do
@@ -810,6 +861,40 @@ end_wait:
        ackq[s] ! pg, b, written, ver[pg];   /* the reply (ver: ghost)     */
        s = 0; pg = 0; m = 0; v0 = 0; v1 = 0; v2 = 0; b = 0
      }
+#ifdef SCAN
+  :: atomic {                           /* notice_own_writes:             */
+       scanq[h] ? s;
+#ifndef BUG_SCAN_EPOCH_AFTER
+       ep = wepoch[h]                   /* the epoch, before the scan     */
+#else
+       skip
+#endif
+     };
+     atomic {                           /* the scan: the written bit,     */
+       if                               /* tested and cleared             */
+       :: owrit[h] -> owrit[h] = 0; sw = 1
+       :: else
+       fi
+     };
+     if
+     :: sw ->                           /* as a diff's page_done          */
+        atomic { ver[h]++ };
+#ifndef BUG_SCAN_NO_NOTICE
+        note_notice(h)
+#else
+        skip
+#endif
+     :: else
+     fi;
+#ifdef BUG_SCAN_EPOCH_AFTER
+     atomic { ep = wepoch[h] };
+#endif
+     atomic {
+       publish_notices();
+       ackq[s] ! h, ep, written, 0;
+       s = 0; ep = 0; sw = 0; b = 0
+     }
+#endif
 #if NOTHER > 0
   :: h == 1 && nother < NOTHER && ndone < NN ->  /* a diff from a node   */
      nother++;                          /* outside the model, to another  */
@@ -966,6 +1051,12 @@ init
     :: else -> break
     od;
     k = 0;
+#endif
+#ifdef SCAN
+    if                                  /* written since a scan before    */
+    :: owrit[0] = 1 :: skip fi;         /* the run (or never scanned,     */
+    if                                  /* which counts as written), or   */
+    :: owrit[1] = 1 :: skip fi;         /* scanned since its last write   */
 #endif
     run home_server(homeq[0], 0);
     run home_server(homeq[1], 1);
