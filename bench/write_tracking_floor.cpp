@@ -35,22 +35,11 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/coherence/write_tracking_abi.hpp"
+
 namespace {
 
-// The kernel's ABI (include/uapi/linux/fs.h and userfaultfd.h of Linux 6.7),
-// spelled out here: Debian 12's headers predate it.
-constexpr std::uint64_t feature_wp_async = 1u << 15;
-constexpr std::uint64_t page_is_written = 1u << 1;
-constexpr std::uint64_t scan_wp_matching = 1u << 0;
-constexpr std::uint64_t scan_check_wpasync = 1u << 1;
-struct scan_arg {
-  std::uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages, category_inverted,
-      category_mask, category_anyof_mask, return_mask;
-};
-struct page_region {
-  std::uint64_t start, end, categories;
-};
-constexpr unsigned long pagemap_scan = _IOWR('f', 16, scan_arg);
+using namespace dstd::rt::write_tracking_abi;
 
 constexpr std::size_t page = 4096;
 constexpr int repetitions = 21;

@@ -39,6 +39,7 @@
 
 #include "runtime/coherence/diff.hpp"
 #include "runtime/coherence/home_apply.hpp"
+#include "runtime/coherence/own_writes.hpp"
 #include "runtime/coherence/page_directory.hpp"
 #include "runtime/coherence/page_versions.hpp"
 #include "runtime/coherence/readahead.hpp"
@@ -70,7 +71,7 @@ struct atomic_counters {
       bytes_fetched{0},
       diff_bytes_sent{0}, pages_invalidated{0}, pages_kept{0}, pages_refetched{0}, fault_ns{0},
       releases{0},
-      acquires{0}, acquire_walks{0}, pages_kept_writable{0};
+      acquires{0}, acquire_walks{0}, pages_kept_writable{0}, homes_asked{0};
 };
 
 page_directory directory;
@@ -86,6 +87,9 @@ struct home_view {
   // on by a reply that shows only this node's diffs came since. Under
   // sync_mutex.
   home_summary seen;
+  // False once the home said it does not track its own writes
+  // (notice_own_writes). Under sync_mutex.
+  bool tracks_own_writes = true;
 };
 std::array<home_view, layout::max_nodes> homes;
 twin_pool twins;
@@ -159,6 +163,8 @@ void export_from(node_id home) {
 // one the sender last caught up with, no other node's diff came in between
 // (page_versions.hpp).
 constexpr handler_decl<any_bytes, notice_span> diffs_for_home{handler_ids::apply_diffs};
+constexpr handler_decl<no_bytes, own_writes_reply> own_writes_of_home{
+    handler_ids::notice_own_writes};
 
 // Diffs go home in batches, one message per home per batch, or applied at
 // the home by this node where one-sided operations are the home's memory
@@ -653,6 +659,44 @@ home_changes read_summaries() {
   return c;
 }
 
+// An acquire caching at least this many pages asks a home whose write epoch
+// moved which pages it wrote, rather than dropping every page it caches
+// from it: a round trip and the home's scan (tens of microseconds at most)
+// against refaulting, one by one at about 5 us each, the dropped pages it
+// uses again.
+constexpr std::uint64_t ask_home_from_cached_pages = 64;
+
+// For each home whose write epoch moved, if this node caches enough pages:
+// asks it (all in flight) to notice its own writes. Where it did, the
+// home's changes are notices, as for diffs (read_all_notices reads them),
+// and the epoch it read before its scan becomes the one seen.
+void ask_homes_for_own_writes(home_changes& c) {
+  if (directory.cached.size() < ask_home_from_cached_pages) return;
+  std::array<std::vector<std::byte>, layout::max_nodes> replies;
+  completion done;
+  for (node_id h = 0; h < space->nodes; ++h) {
+    if (c.change[h] != home_change::home_wrote || !homes[h].tracks_own_writes) continue;
+    done.expect();
+    current_transport()->post_call(h, own_writes_of_home.id, nullptr, 0, replies[h], done);
+  }
+  done.wait();
+  for (node_id h = 0; h < space->nodes; ++h) {
+    if (c.change[h] != home_change::home_wrote || !homes[h].tracks_own_writes) continue;
+    own_writes_reply r;
+    if (replies[h].size() != sizeof r) {
+      malformed_reply(own_writes_of_home.id, h, replies[h].size(), sizeof r);
+    }
+    std::memcpy(&r, replies[h].data(), sizeof r);
+    if (r.noticed == 0) {
+      homes[h].tracks_own_writes = false;
+      continue;
+    }
+    c.now[h].write_epoch = r.write_epoch;
+    c.change[h] = home_change::diffs;
+    stats.homes_asked.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 // The notices [from, to) of `home` appended to `out`; false (and `out` as it
 // was) when its ring no longer holds them all (page_versions.hpp).
 bool read_notices(node_id home, std::uint64_t from, std::uint64_t to,
@@ -814,6 +858,7 @@ std::uint64_t drop_changed_pages() {
     return 0;
   }
   const std::uint64_t traced_from = trace::start();
+  ask_homes_for_own_writes(changes);
   read_all_notices(changes);
   page_verdicts v;
   const bool walk = std::any_of(changes.change.begin(), changes.change.end(), [](home_change c) {
@@ -871,9 +916,20 @@ void on_apply_diffs(message& m) {
   m.reply(&span, sizeof span);
 }
 
+// A node that caches from this one asks which pages this node wrote
+// (home_apply.hpp; the service thread, one scan at a time under the apply
+// lock).
+void on_notice_own_writes(message& m) {
+  const own_writes_reply r = notice_own_writes(versions);
+  m.reply(&r, sizeof r);
+}
+
 }  // namespace
 
-void register_handlers() { register_handler(diffs_for_home, &on_apply_diffs); }
+void register_handlers() {
+  register_handler(diffs_for_home, &on_apply_diffs);
+  register_handler(own_writes_of_home, &on_notice_own_writes);
+}
 
 namespace {
 
@@ -920,6 +976,7 @@ void init() {
   install_fault_handler();
   enabled.store(true, std::memory_order_release);
   adopt_static_region();
+  own_writes::start(*space);  // where the kernel can: acquirers may ask which pages this node wrote
 }
 
 void leave_run() noexcept {
@@ -1089,7 +1146,7 @@ counters current_counters() noexcept {
           get(stats.pages_invalidated), get(stats.pages_kept),    get(stats.pages_refetched),
           get(stats.fault_ns),
           get(stats.releases),        get(stats.acquires),        get(stats.acquire_walks),
-          get(stats.pages_kept_writable)};
+          get(stats.pages_kept_writable), get(stats.homes_asked)};
 }
 
 }  // namespace dstd::rt::coherence

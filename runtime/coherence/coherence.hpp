@@ -74,6 +74,10 @@ struct counters {
   // Pages a flush sent and left writable (written again since an earlier
   // flush: coherence.cpp, flush_dirty_pages).
   std::uint64_t pages_kept_writable;
+  // Homes an acquire asked which pages they wrote, that said (instead of
+  // dropping every page cached from them: coherence.cpp,
+  // ask_homes_for_own_writes).
+  std::uint64_t homes_asked;
 };
 counters current_counters() noexcept;
 

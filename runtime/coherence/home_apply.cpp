@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "runtime/coherence/diff.hpp"
+#include "runtime/coherence/own_writes.hpp"
 #include "runtime/common/backoff.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
@@ -89,6 +90,18 @@ bool apply_here(const page_versions& v, std::span<const std::byte> batch, notice
   const bool well_formed = apply_diffs(batch, applier);
   span = applier.finish();
   return well_formed;
+}
+
+own_writes_reply notice_own_writes(const page_versions& v) {
+  batch_applier applier(home_memory{}, v, v.self());
+  own_writes_reply r;
+  r.write_epoch = home_memory{}.word<std::uint64_t>(v.write_epoch_address(v.self()))
+                      .load(std::memory_order_seq_cst);
+  r.noticed = own_writes::scan(
+      [](std::uintptr_t page, void* a) { static_cast<batch_applier*>(a)->page_done(page); },
+      &applier);
+  applier.finish();
+  return r;
 }
 
 bool can_apply_at(const page_versions& v, node_id home) {

@@ -33,6 +33,20 @@ namespace dstd::rt::coherence {
 // is malformed.
 bool apply_here(const page_versions& v, std::span<const std::byte> batch, notice_span& span);
 
+// What notice_own_writes tells the node that asked.
+struct own_writes_reply {
+  std::uint64_t write_epoch = 0;  // the epoch read before the scan: its releases are covered
+  std::uint64_t noticed = 0;      // 1: the scan ran; 0: this node does not track its writes
+};
+
+// At this node, as the home, when a node asks (coherence.cpp's handler):
+// under the apply lock, reads the write epoch, scans for the pages its own
+// threads wrote (own_writes.hpp), and gives each a version and a notice as
+// a diff's page does, then publishes the count. Every release numbered up
+// to the epoch returned ended before the scan, so its writes are noticed
+// now or were by an earlier scan (tests/model/coherence.pml, SCAN).
+own_writes_reply notice_own_writes(const page_versions& v);
+
 // Whether this node can apply batches at `home` itself: the transport
 // gives direct access to its memory.
 bool can_apply_at(const page_versions& v, node_id home);

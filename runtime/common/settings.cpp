@@ -25,6 +25,7 @@ settings parse() {
   s.shm_delay_us = env::number("DSTD_SHM_DELAY_US", 0, 1'000'000, 0);
   s.stats = env::choice("DSTD_STATS", {"0", "1"}, 0) == 1;
   s.trace_events = env::number("DSTD_TRACE_EVENTS", 16, std::uint64_t(1) << 26, 65536);
+  s.track_home_writes = env::choice("DSTD_TRACK_HOME_WRITES", {"0", "1"}, 1) == 1;
   return s;
 }
 

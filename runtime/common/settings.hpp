@@ -27,6 +27,7 @@ struct settings {
   std::uint64_t shm_delay_us = 0;    // DSTD_SHM_DELAY_US: shm's delayed mode
   bool stats = false;                // DSTD_STATS=1 (dstdrun --stats)
   std::uint64_t trace_events = 65536;  // DSTD_TRACE_EVENTS: the trace ring's slots (trace.hpp)
+  bool track_home_writes = true;     // DSTD_TRACK_HOME_WRITES=1 (default) or 0 (own_writes.hpp)
 };
 
 // Parsed on first use (boot makes that first use); a bad value is a fatal

@@ -21,7 +21,8 @@ inline constexpr handler_id share_handler = 12;  // 0 -> others: register a user
 inline constexpr handler_id mutex_lock = 13;    // sync/home_mutex: a contended lock, at its home
 inline constexpr handler_id mutex_cancel = 14;  // ... take a timed-out waiter out of the line
 inline constexpr handler_id mutex_unlock = 15;  // ... give a contended lock
-inline constexpr handler_id last_runtime_handler = mutex_unlock;  // keep this the last id
+inline constexpr handler_id notice_own_writes = 16;  // coherence: which pages the home wrote
+inline constexpr handler_id last_runtime_handler = notice_own_writes;  // keep this the last id
 
 }  // namespace dstd::rt::handler_ids
 
@@ -40,7 +41,7 @@ inline const char* handler_name(handler_id h) {
                                           "start_thread", "futex_wait",  "futex_cancel",
                                           "futex_wake",  "tbox_room",    "exit_request",
                                           "share_handler", "mutex_lock",  "mutex_cancel",
-                                          "mutex_unlock"};
+                                          "mutex_unlock", "notice_own_writes"};
   if (h < sizeof names / sizeof names[0]) return names[h];
   return h >= first_user_handler ? "user" : "unknown";
 }

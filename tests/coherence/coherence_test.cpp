@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "runtime/coherence/coherence.hpp"
+#include "runtime/coherence/own_writes.hpp"
 #include "runtime/common/layout.hpp"
 #include "runtime/transport/transport.hpp"
 #include "tests/support/cluster.hpp"
@@ -595,6 +596,13 @@ struct acquire_outcome {
   std::uint64_t walks = 0;
 };
 
+// `pages` zeroed pages of this node's heap, for std::free.
+unsigned char* zeroed_pages(std::size_t pages) {
+  auto* p = static_cast<unsigned char*>(std::aligned_alloc(4096, pages * 4096));
+  std::memset(p, 0, pages * 4096);
+  return p;
+}
+
 // On node 1: caches `pages` pages of `area`, lets node 2 write byte `value`
 // at the start of each of the first `changed` pages and release, then
 // (after the join, an acquire) reads page 0's byte and the other pages'.
@@ -606,6 +614,11 @@ acquire_outcome third_node_changes(unsigned char* area, std::size_t pages, std::
     // home compares with counters of 0, and node 3's release at the end of
     // allocate_on (once an earlier test had some node cache from it)
     // rightly makes that acquire walk.
+    // Node 2 too, before node 1's catch-up: its first acquire since main
+    // released would ask node 0 which pages it wrote (own_writes.hpp), and
+    // node 0 writes main's stack as main waits here (its fiber's registers
+    // are saved there), a page node 1 caches: a change, noticed.
+    dstd::spawn_on(2, [] {}).join();
     [[maybe_unused]] volatile unsigned char first_touch = area[0];
     dstd::rt::coherence::acquire();
     unsigned sum = 0;
@@ -673,8 +686,7 @@ TEST(Coherence, AnAcquireFarBehindAHomesNoticesStillSeesEveryChange) {
 TEST(Coherence, APageReadAfterEveryAcquireIsRefetchedNotFaultedBack) {
   if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
   constexpr int turns = 20;
-  auto* page = static_cast<unsigned char*>(std::aligned_alloc(4096, 4096));
-  std::memset(page, 0, 4096);
+  unsigned char* const page = zeroed_pages(1);
   dstd::atomic<int> turn{0};
   std::vector<int> seen(turns + 1, -1);
   struct counts {
@@ -710,6 +722,126 @@ TEST(Coherence, APageReadAfterEveryAcquireIsRefetchedNotFaultedBack) {
   EXPECT_LE(c.faults, std::uint64_t(turns) / 2) << "the page was faulted back after most acquires";
   EXPECT_GE(c.refetched, std::uint64_t(turns) / 2);
   std::free(page);
+}
+
+// --- a home's own writes (own_writes.hpp) ----------------------------------
+
+std::string home_tracks_own_writes(const std::string&) {
+  return dstd::rt::coherence::own_writes::on() ? "1" : "0";
+}
+
+// Node 0 writes one page of 256 of its own per turn and releases; node 1,
+// which caches all 256, acquires and reads them all. Node 1 asks node 0
+// which pages it wrote instead of dropping all 256, so per turn it drops
+// (or reads again) only the page node 0 wrote, and maybe the page of node
+// 0's frame where node 0 also wrote (the scheduler saves registers there).
+TEST(Coherence, AnAcquireKeepsThePagesTheHomeDidNotWrite) {
+  if (dstd::node_count() < 2) GTEST_SKIP() << "needs two nodes";
+  if (dstd::test::run_on(0, home_tracks_own_writes) != "1") {
+    GTEST_SKIP() << "node 0 cannot track its own writes (needs Linux 6.7 and userfaultfd)";
+  }
+  constexpr int turns = 40;
+  constexpr std::size_t pages = 256;
+  unsigned char* const area = zeroed_pages(pages);
+  struct outcome {
+    int stale[turns + 1] = {};  // per turn, pages node 1 read stale
+    std::uint64_t dropped = 0, asked = 0;
+  };
+  auto* const out = new outcome;  // node 0's heap, written once at the end
+  dstd::atomic<int> turn{0};
+  // Turn i: node 0 writes page i-1 and stores 2i; node 1 reads every page
+  // and stores 2i+1. Node 1 keeps what it needs in locals (the closure and
+  // main's frame are node 0's memory, which node 0 writes too).
+  dstd::thread reader = dstd::spawn_on(1, [area, t = &turn, out] {
+    unsigned char* const bytes = area;
+    dstd::atomic<int>* const next = t;
+    outcome o;
+    for (std::size_t p = 0; p < pages; ++p) {
+      (void)*static_cast<volatile unsigned char*>(bytes + p * 4096);
+    }
+    next->store(1);  // every page cached
+    // Counted from the second turn: node 0's first scan reports every page
+    // it ever wrote (a page never scanned counts as written).
+    auto before = dstd::rt::coherence::current_counters();
+    for (int i = 1; i <= turns; ++i) {
+      if (i == 2) before = dstd::rt::coherence::current_counters();
+      while (next->load() != 2 * i) dstd::this_thread::yield();  // acquires
+      int bad = 0;  // pages whose byte is not the last one node 0 wrote there
+      for (std::size_t p = 0; p < pages; ++p) {
+        const int last = p < std::size_t(i) ? int(p) + 1 : 0;  // page p: turn p+1
+        if (bytes[p * 4096 + 8] != last) ++bad;
+      }
+      o.stale[i] = bad;
+      next->store(2 * i + 1);
+    }
+    const auto after = dstd::rt::coherence::current_counters();
+    o.dropped = (after.pages_invalidated - before.pages_invalidated) +
+                (after.pages_refetched - before.pages_refetched);
+    o.asked = after.homes_asked - before.homes_asked;
+    *out = o;
+  });
+  for (int i = 1; i <= turns; ++i) {
+    while (turn.load() != 2 * i - 1) dstd::this_thread::yield();
+    area[std::size_t(i - 1) * 4096 + 8] = static_cast<unsigned char>(i);  // node 0: home
+    turn.store(2 * i);  // releases
+  }
+  reader.join();
+  for (int i = 1; i <= turns; ++i) EXPECT_EQ(out->stale[i], 0) << "stale pages after turn " << i;
+  EXPECT_GE(out->asked, std::uint64_t(turns - 1)) << "node 1 did not ask node 0 at every turn";
+  // Dropping everything would be 256 a turn.
+  EXPECT_LE(out->dropped, std::uint64_t(turns - 1) * 3)
+      << "node 1 dropped pages node 0 did not write";
+  delete out;
+  std::free(area);
+}
+
+// Every node in turn (round robin, so each acquire follows another node's
+// release), under one lock, adds 1 to the counters of random pages of an
+// area node 0 (itself taking part) is home to, and to a total; each holder
+// first checks that the counters add up to the total. A page's change
+// missed by an acquire shows as a wrong sum, or as a lost update once the
+// holder writes its stale copy back.
+TEST(Coherence, HomeAndRemoteWritersUnderALockKeepEveryCount) {
+  constexpr std::size_t pages = 300;
+  constexpr int turns = 60, writes_per_round = 12;
+  struct shared {
+    dstd::mutex lock;
+    dstd::atomic<unsigned> next{0};  // whose turn it is
+    std::uint64_t total = 0;
+    std::uint64_t bad_sums = 0;
+  };
+  auto* area = static_cast<std::uint64_t*>(std::aligned_alloc(4096, pages * 4096));
+  std::memset(area, 0, pages * 4096);
+  auto* sh = new shared;
+  std::vector<dstd::thread> ts;
+  for (node_id n = 0; n < dstd::node_count(); ++n) {
+    ts.push_back(dstd::spawn_on(n, [area, sh, n] {
+      std::uint64_t rng = 0x9e3779b97f4a7c15ull * (n + 1);
+      for (int r = 0; r < turns; ++r) {
+        while (sh->next.load() != n) dstd::this_thread::yield();
+        std::lock_guard<dstd::mutex> hold(sh->lock);
+        sh->next.store((n + 1) % dstd::node_count());  // the next node waits for the lock
+        std::uint64_t sum = 0;
+        for (std::size_t p = 0; p < pages; ++p) sum += area[p * 512];
+        if (sum != sh->total) ++sh->bad_sums;
+        for (int w = 0; w < writes_per_round; ++w) {
+          rng ^= rng << 13;
+          rng ^= rng >> 7;
+          rng ^= rng << 17;
+          area[rng % pages * 512] += 1;
+        }
+        sh->total += writes_per_round;
+      }
+    }));
+  }
+  for (auto& t : ts) t.join();
+  std::uint64_t sum = 0;
+  for (std::size_t p = 0; p < pages; ++p) sum += area[p * 512];
+  EXPECT_EQ(sh->bad_sums, 0u);
+  EXPECT_EQ(sh->total, std::uint64_t(turns) * writes_per_round * dstd::node_count());
+  EXPECT_EQ(sum, sh->total);
+  delete sh;
+  std::free(area);
 }
 
 TEST(Coherence, OneNodePaysNothing) {
