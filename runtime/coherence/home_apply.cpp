@@ -97,7 +97,7 @@ own_writes_reply notice_own_writes(const page_versions& v) {
   own_writes_reply r;
   r.write_epoch = home_memory{}.word<std::uint64_t>(v.write_epoch_address(v.self()))
                       .load(std::memory_order_seq_cst);
-  r.noticed = own_writes::scan(
+  r.tracked = own_writes::scan(
       [](std::uintptr_t page, void* a) { static_cast<batch_applier*>(a)->page_done(page); },
       &applier);
   applier.finish();

@@ -36,7 +36,7 @@ bool apply_here(const page_versions& v, std::span<const std::byte> batch, notice
 // What notice_own_writes tells the node that asked.
 struct own_writes_reply {
   std::uint64_t write_epoch = 0;  // the epoch read before the scan: its releases are covered
-  std::uint64_t noticed = 0;      // 1: the scan ran; 0: this node does not track its writes
+  std::uint64_t tracked = 0;      // 1: the scan ran; 0: this node does not track its writes
 };
 
 // At this node, as the home, when a node asks (coherence.cpp's handler):
