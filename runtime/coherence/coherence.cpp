@@ -94,6 +94,7 @@ struct home_view {
   // answer named most of what this node caches (ask_homes_for_own_writes).
   // Under sync_mutex.
   std::uint32_t asks_skipped = 0, asks_to_skip = 0;
+  bool asked_before = false;
 };
 std::array<home_view, layout::max_nodes> homes;
 twin_pool twins;
@@ -699,7 +700,14 @@ void judge_asks(const std::array<bool, layout::max_nodes>& asked, std::uint64_t 
     if (!asked[n]) continue;
     home_view& h = homes[n];
     h.asks_skipped = 0;
-    h.asks_to_skip = paid ? 0 : std::min(max_asks_skipped, std::max(1u, h.asks_to_skip * 2));
+    // Not the first answer: a home's first scan names every page it ever
+    // wrote, also those written before this node fetched them.
+    if (h.asked_before && !paid) {
+      h.asks_to_skip = std::min(max_asks_skipped, std::max(1u, h.asks_to_skip * 2));
+    } else {
+      h.asks_to_skip = 0;
+    }
+    h.asked_before = true;
   }
 }
 
