@@ -16,13 +16,19 @@ namespace dstd::rt::coherence {
 
 namespace {
 
-// The home's memory as loads and stores: at the home its own addresses,
-// elsewhere the transport's direct view of it.
+// The home's memory as loads and stores: at the home its window (the
+// second mapping every transport keeps of a node's home memory, at
+// layout::shm_window_base + the backing offset), elsewhere the transport's
+// direct view of it. Why the window at the home too: stores through the
+// home's own addresses count as the home's own writes (own_writes.hpp), and
+// a diff's pages need no second notice from the next scan.
 struct home_memory {
   const transport* via = nullptr;  // null: this node is the home
 
   std::byte* bytes(gaddr a, std::size_t len) const {
-    return via == nullptr ? reinterpret_cast<std::byte*>(a) : via->direct(a, len);
+    if (via != nullptr) return via->direct(a, len);
+    return reinterpret_cast<std::byte*>(layout::shm_window_base +
+                                        locate(reinterpret_cast<const void*>(a)).backing_offset);
   }
   template <class T>
   std::atomic_ref<T> word(gaddr a) const {
