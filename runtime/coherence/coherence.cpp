@@ -90,9 +90,9 @@ struct home_view {
   // False once the home said it does not track its own writes
   // (notice_own_writes). Under sync_mutex.
   bool tracks_own_writes = true;
-  // Acquires that drop this home's pages without asking, after asks whose
-  // answer named most of what this node caches (ask_homes_for_own_writes).
-  // Under sync_mutex.
+  // Acquires that drop this home's pages without asking, after acquires
+  // that asked it and still dropped half of what this node caches
+  // (judge_asks), and whether it ever answered. Under sync_mutex.
   std::uint32_t asks_skipped = 0, asks_to_skip = 0;
   bool asked_before = false;
 };
