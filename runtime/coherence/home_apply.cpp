@@ -17,9 +17,8 @@ namespace dstd::rt::coherence {
 namespace {
 
 // The home's memory as loads and stores: at the home its window (the
-// second mapping every transport keeps of a node's home memory, at
-// layout::shm_window_base + the backing offset), elsewhere the transport's
-// direct view of it. Why the window at the home too: stores through the
+// second mapping every transport keeps of a node's home memory,
+// layout::window_at), elsewhere the transport's direct view of it. Why the window at the home too: stores through the
 // home's own addresses count as the home's own writes (own_writes.hpp), and
 // a diff's pages need no second notice from the next scan.
 struct home_memory {
@@ -27,8 +26,7 @@ struct home_memory {
 
   std::byte* bytes(gaddr a, std::size_t len) const {
     if (via != nullptr) return via->direct(a, len);
-    return reinterpret_cast<std::byte*>(layout::shm_window_base +
-                                        locate(reinterpret_cast<const void*>(a)).backing_offset);
+    return layout::window_at(locate(reinterpret_cast<const void*>(a)).backing_offset);
   }
   template <class T>
   std::atomic_ref<T> word(gaddr a) const {

@@ -6,6 +6,7 @@
 // "Address space", for the picture.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace dstd::rt::layout {
@@ -15,10 +16,19 @@ namespace dstd::rt::layout {
 inline constexpr std::uintptr_t global_base = 0x100000000000ull;  // 16 TiB
 inline constexpr std::uint64_t global_span = 0x100000000000ull;   // 16 TiB
 
-// shm transport only: a window onto every partition's backing memory, used
-// for one-sided operations. Kept apart from the global range, whose pages
-// for remote partitions are this node's cache frames.
+// The window: a second mapping of home memory, never protected by
+// coherence, at the same offsets as the backing of global memory (shm maps
+// every node's backing there; ucx and verbs map their own home memory).
+// One-sided operations address it, and a home's runtime writes through it so
+// its stores do not count as the application's (own_writes.hpp). Kept apart
+// from the global range, whose pages for remote partitions are this node's
+// cache frames.
 inline constexpr std::uintptr_t shm_window_base = 0x200000000000ull;  // 32 TiB
+// The window's address of the byte at `backing_offset` (a location's or a
+// memory region's offset in the backing).
+inline std::byte* window_at(std::uint64_t backing_offset) {
+  return reinterpret_cast<std::byte*>(shm_window_base + backing_offset);
+}
 
 // The executable's writable static data (.data/.bss) is one more shared
 // region, homed at node 0, at the addresses the executable has anyway. Its

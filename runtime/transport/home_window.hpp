@@ -4,7 +4,7 @@
 // Why shared: ucx and verbs keep a node's home partition (and, at node 0,
 // the executable's static data after it) in the same kind of memfd, and
 // both reach it through the same second mapping, the window (the layout of
-// shm's: layout::shm_window_base + the region table's backing offsets).
+// shm's: layout::window_at(the region table's backing offsets)).
 // The window is never protected by coherence, so a NIC's or a library's
 // copies at the home never fault, and every node computes the same window
 // address for a global address, which is what peers send their reads,
@@ -32,7 +32,7 @@ void map(const launch_info& launch, std::span<const memory_region> regions, cons
 
 // Where the bytes of global address `a` (inside `r`) are in the window.
 inline std::byte* of(const memory_region& r, gaddr a) {
-  return reinterpret_cast<std::byte*>(layout::shm_window_base + r.backing_offset + (a - r.begin));
+  return layout::window_at(r.backing_offset + (a - r.begin));
 }
 
 // A node's own transport operations on memory homed here are CPU

@@ -285,7 +285,7 @@ class shm_transport final : public transport {
   std::byte* window(gaddr a, std::size_t len) const {
     for (const memory_region& r : regions_) {
       if (a >= r.begin && a < r.end && len <= r.end - a) {
-        return window_ + r.backing_offset + (a - r.begin);
+        return layout::window_at(r.backing_offset + (a - r.begin));
       }
     }
     fatal("%zu bytes at %#lx are not inside the global heap or the shared static data", len,

@@ -15,7 +15,7 @@
 //
 // Home memory is a node-private memfd. The node maps it twice: at its
 // global addresses, for the program, and in a window (the same layout as
-// shm's: layout::shm_window_base + the region table's backing offsets)
+// shm's: layout::window_at(the region table's backing offsets))
 // that peers' one-sided operations and the node's own transport operations
 // use. The window is never protected by coherence, so UCX's copies at the
 // home never fault.
