@@ -495,8 +495,8 @@ std::uint64_t take_and_lock(page_list& list, std::uint64_t* pages, page_state ke
 // encoded still differs, and goes in the next flush. It stays locked and
 // off the dirty list until the flush has taken the whole list, then is
 // listed again before it is unlocked (a release that finds the list empty
-// meanwhile waits for this flush: sync_generation). A second empty diff
-// in a row (page_directory::keep_writable) sends it the usual way:
+// meanwhile waits for this flush: sync_generation). After a few empty
+// diffs in a row (page_directory::keep_writable) it goes the usual way:
 // protected, diffed again (a write may have come in between), read-only.
 std::uint64_t flush_dirty_pages() {
   const std::uint64_t traced_from = trace::start();

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstring>
+#include <emmintrin.h>
 
 #include "runtime/common/layout.hpp"
 
@@ -18,15 +19,6 @@ std::uint64_t word_at(const unsigned char* p, std::size_t w) {
   std::uint64_t v;
   std::memcpy(&v, p + w * 8, 8);
   return v;
-}
-
-// A bit per byte of a little-endian word: set where the byte is nonzero.
-std::uint8_t nonzero_bytes(std::uint64_t x) {
-  x |= x >> 4;
-  x |= x >> 2;
-  x |= x >> 1;
-  x &= 0x0101010101010101ull;
-  return static_cast<std::uint8_t>((x * 0x0102040810204080ull) >> 56);
 }
 
 // Bits set in a mask byte (a table: the portable build has no popcount
@@ -53,46 +45,65 @@ bool get(std::span<const std::byte>& in, T& v) {
   return true;
 }
 
+// Bits set in a 64-bit word, without the popcount instruction (not in the
+// portable x86-64 baseline; the library call was a fifth of a release).
+unsigned bits_set(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<unsigned>((x * 0x0101010101010101ull) >> 56);
+}
+
 // The changed bytes of each word, and what each form would take.
+//
+// A bit per byte of the page, set where it changed: SSE2 (in every x86-64)
+// compares 16 bytes at once and its movemask gives their 16 bits, so the
+// bitmap of a 64-byte block is four compares. Byte i of the page is bit
+// i % 64 of changed[i / 64], so byte w % 8 of changed[w / 8] is word w's
+// mask byte, which is what both forms carry.
 struct page_changes {
-  std::array<std::uint8_t, page_words> mask;
+  static constexpr std::size_t blocks = page_bytes / 64;
+  std::array<std::uint64_t, blocks> changed;
   std::size_t first = page_words, last = 0;  // changed words [first, last)
   std::size_t runs = 0, bytes = 0;
 
   page_changes(const unsigned char* now, const unsigned char* twin) {
-    bool carry = false;  // the byte before this word changed
-    for (std::size_t block = 0; block < page_words; block += block_words) {
-      // Most of a page is usually unchanged: eight words XORed and ORed
-      // with one branch per 64 bytes, and only a block that differs is
-      // looked at word by word.
-      if (same_block(now, twin, block)) {
-        std::memset(&mask[block], 0, block_words);
-        carry = false;
+    std::uint64_t carry = 0;  // the byte before this block changed
+    std::size_t first_block = blocks, last_block = 0, run_count = 0, byte_count = 0;
+    for (std::size_t k = 0; k < blocks; ++k) {
+      __m128i a[4], b[4], differ = _mm_setzero_si128();
+      for (unsigned q = 0; q < 4; ++q) {
+        a[q] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(now + k * 64 + q * 16));
+        b[q] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(twin + k * 64 + q * 16));
+        differ = _mm_or_si128(differ, _mm_xor_si128(a[q], b[q]));
+      }
+      // Most of a page is usually unchanged: one test per 64 bytes.
+      if (_mm_movemask_epi8(_mm_cmpeq_epi8(differ, _mm_setzero_si128())) == 0xffff) {
+        changed[k] = 0;
+        carry = 0;
         continue;
       }
-      for (std::size_t w = block; w < block + block_words; ++w) {
-        const std::uint8_t m = nonzero_bytes(word_at(now, w) ^ word_at(twin, w));
-        mask[w] = m;
-        if (m == 0) {
-          carry = false;
-          continue;
-        }
-        if (first == page_words) first = w;
-        last = w + 1;
-        // A run starts at each changed byte whose predecessor did not change.
-        runs += bit_counts[m & ~((m << 1) | (carry ? 1u : 0u)) & 0xffu];
-        bytes += bit_counts[m];
-        carry = (m & 0x80) != 0;
+      std::uint64_t bits = 0;
+      for (unsigned q = 0; q < 4; ++q) {
+        const auto same = static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a[q], b[q])));
+        bits |= std::uint64_t(static_cast<std::uint16_t>(~same)) << (16 * q);
       }
+      changed[k] = bits;
+      if (first_block == blocks) first_block = k;
+      last_block = k;
+      // A run starts at each changed byte whose predecessor did not change.
+      run_count += bits_set(bits & ~((bits << 1) | carry));
+      byte_count += bits_set(bits);
+      carry = bits >> 63;
     }
+    if (byte_count == 0) return;
+    first = first_block * 8 + static_cast<std::size_t>(__builtin_ctzll(changed[first_block])) / 8;
+    last = last_block * 8 + static_cast<std::size_t>(63 - __builtin_clzll(changed[last_block])) / 8 + 1;
+    runs = run_count;
+    bytes = byte_count;
   }
-  static constexpr std::size_t block_words = 8;  // 64 bytes
-  static bool same_block(const unsigned char* now, const unsigned char* twin, std::size_t block) {
-    std::uint64_t differ = 0;
-    for (std::size_t w = block; w < block + block_words; ++w) {
-      differ |= word_at(now, w) ^ word_at(twin, w);
-    }
-    return differ == 0;
+  std::uint8_t mask(std::size_t w) const {
+    return static_cast<std::uint8_t>(changed[w / 8] >> (8 * (w % 8)));
   }
   std::size_t runs_size() const { return runs * 4 + bytes; }
   std::size_t masked_size() const { return 2 + (last - first) + bytes; }
@@ -113,8 +124,14 @@ std::byte* put_runs(std::byte* at, const page_changes& c, const unsigned char* n
     len = 0;
   };
   for (std::size_t w = c.first; w < c.last; ++w) {
-    const std::uint8_t m = c.mask[w];
-    if (m == 0xff && len != 0) {  // the common long run: a word at a time
+    // The common long run: 64 bytes at a time, then a word at a time.
+    if (len != 0 && w % 8 == 0 && w + 8 <= c.last && c.changed[w / 8] == ~0ull) {
+      len += 64;
+      w += 7;
+      continue;
+    }
+    const std::uint8_t m = c.mask(w);
+    if (m == 0xff && len != 0) {
       len += 8;
       continue;
     }
@@ -131,21 +148,49 @@ std::byte* put_runs(std::byte* at, const page_changes& c, const unsigned char* n
   return at;
 }
 
-// Masked: u16 first word, then per word of [first, last) its mask byte and
-// the bytes it names. With `advance`, the twin also takes the bytes written
-// out (append_diff).
+// Each byte of a word whose bit is set in a mask byte, all ones.
+constexpr std::array<std::uint64_t, 256> byte_masks = [] {
+  std::array<std::uint64_t, 256> t{};
+  for (unsigned m = 0; m < 256; ++m) {
+    for (unsigned b = 0; b < 8; ++b) t[m] |= ((m >> b) & 1ull) * (0xffull << (8 * b));
+  }
+  return t;
+}();
+
+// A mask whose set bits are one run (the common case: a counter's or a
+// small integer's low bytes) is `lowest` shifted left, `count` bits set.
+bool contiguous(std::uint8_t m, unsigned lowest, unsigned count) {
+  return static_cast<unsigned>(m >> lowest) == (1u << count) - 1;
+}
+
+// Masked: u16 first word, the mask bytes of [first, last), then the bytes
+// they name, in order. With `advance`, the twin also takes the bytes written
+// out (append_diff). Each word is read once, so the bytes out and the
+// twin's agree even while another thread writes the page. Writes up to 8
+// bytes past the encoding's end (the caller leaves room).
 std::byte* put_masked(std::byte* at, const page_changes& c, const unsigned char* now,
                       unsigned char* advance) {
   at = put_at(at, static_cast<std::uint16_t>(c.first));
+  std::byte* const masks = at;
+  at += c.last - c.first;
   for (std::size_t w = c.first; w < c.last; ++w) {
-    const std::uint8_t m = c.mask[w];
-    *at++ = static_cast<std::byte>(m);
-    for (unsigned b = 0; b < 8; ++b) {
-      if (m & (1u << b)) {
-        *at = static_cast<std::byte>(now[w * 8 + b]);
-        if (advance != nullptr) advance[w * 8 + b] = static_cast<unsigned char>(*at);
-        ++at;
+    const std::uint8_t m = c.mask(w);
+    masks[w - c.first] = static_cast<std::byte>(m);
+    if (m == 0) continue;
+    const std::uint64_t word = word_at(now, w);
+    const unsigned lowest = static_cast<unsigned>(__builtin_ctz(m)), count = bit_counts[m];
+    if (contiguous(m, lowest, count)) {
+      put_at(at, word >> (8 * lowest));  // the run's bytes first, then spare ones
+      at += count;
+    } else {
+      for (unsigned bits = m; bits != 0; bits &= bits - 1) {
+        *at++ = static_cast<std::byte>(word >> (8 * __builtin_ctz(bits)));
       }
+    }
+    if (advance != nullptr) {
+      const std::uint64_t keep = word_at(advance, w) & ~byte_masks[m];
+      const std::uint64_t sent = keep | (word & byte_masks[m]);
+      std::memcpy(advance + w * 8, &sent, 8);
     }
   }
   return at;
@@ -162,26 +207,43 @@ bool apply_runs(std::span<const std::byte>& batch, std::uint16_t runs, std::byte
   return true;
 }
 
-// Byte stores only: the home's own threads may be writing the other bytes
-// of these words.
+// Stores `count` bytes from `from` at `to`, as few stores as whole sizes
+// allow (1 to 8 bytes: at most three stores).
+void store_run(std::byte* to, const std::byte* from, unsigned count) {
+  if (count == 8) {
+    std::memcpy(to, from, 8);
+    return;
+  }
+  if (count & 4) std::memcpy(to, from, 4), to += 4, from += 4;
+  if (count & 2) std::memcpy(to, from, 2), to += 2, from += 2;
+  if (count & 1) *to = *from;
+}
+
+// Stores only the bytes a mask names: the home's own threads may be writing
+// the other bytes of these words. (The masks come before the bytes so that
+// reading the next mask does not wait for the sum of the counts before it.)
 bool apply_masked(std::span<const std::byte>& batch, std::size_t words, std::byte* to) {
   std::uint16_t first = 0;
-  if (!get(batch, first) || first + words > page_words) return false;
-  for (std::size_t w = first; w < first + words; ++w) {
-    std::uint8_t m = 0;
-    if (!get(batch, m)) return false;
-    const std::size_t n = bit_counts[m];
-    if (batch.size() < n) return false;
-    if (m == 0xff) {
-      std::memcpy(to + w * 8, batch.data(), 8);
+  if (!get(batch, first) || first + words > page_words || batch.size() < words) return false;
+  const std::byte* const masks = batch.data();
+  const std::byte* from = masks + words;
+  const std::byte* const end = batch.data() + batch.size();
+  for (std::size_t i = 0; i < words; ++i) {
+    const auto m = static_cast<std::uint8_t>(masks[i]);
+    if (m == 0) continue;
+    const unsigned lowest = static_cast<unsigned>(__builtin_ctz(m)), count = bit_counts[m];
+    if (static_cast<std::size_t>(end - from) < count) return false;
+    std::byte* const word = to + (first + i) * 8;
+    if (contiguous(m, lowest, count)) {
+      store_run(word + lowest, from, count);
+      from += count;
     } else {
-      const std::byte* from = batch.data();
-      for (unsigned b = 0; b < 8; ++b) {
-        if (m & (1u << b)) to[w * 8 + b] = *from++;
+      for (unsigned bits = m; bits != 0; bits &= bits - 1) {
+        word[__builtin_ctz(bits)] = *from++;
       }
     }
-    batch = batch.subspan(n);
   }
+  batch = batch.subspan(static_cast<std::size_t>(from - batch.data()));
   return true;
 }
 
@@ -193,11 +255,13 @@ std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
   if (c.bytes == 0) return 0;
   const bool masked = c.masked_size() < c.runs_size();
   const std::size_t begin = out.size();
-  out.resize(begin + 10 + (masked ? c.masked_size() : c.runs_size()));
+  const std::size_t end = begin + 10 + (masked ? c.masked_size() : c.runs_size());
+  out.resize(end + 8);  // put_masked's spare bytes
   std::byte* at = put_at(out.data() + begin, std::uint64_t{page});
   at = put_at(at, static_cast<std::uint16_t>(masked ? masked_flag | (c.last - c.first) : c.runs));
   unsigned char* const advance = update == twin_update::to_sent_bytes ? twin : nullptr;
   masked ? put_masked(at, c, now, advance) : put_runs(at, c, now, advance);
+  out.resize(end);
   return c.bytes;
 }
 

@@ -9,7 +9,8 @@
 // two forms, whichever is smaller:
 //  - runs (count < 0x8000 runs): per run u16 offset, u16 length, the bytes;
 //  - masked (count = 0x8000 | words): u16 first word, then per 8-byte word
-//    of the span a mask byte (bit k: byte k changed) and the changed bytes.
+//    of the span a mask byte (bit k: byte k changed), then the changed
+//    bytes, word after word.
 //    Words whose low bytes change (counters, small integers) would take a
 //    run each; here they take a byte of mask.
 // A message carries several pages.

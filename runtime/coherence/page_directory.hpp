@@ -89,11 +89,20 @@ class page_directory {
   bool flushed_before(std::uint64_t index) const noexcept { return flushed_[index] != 0; }
   void note_flushed(std::uint64_t index) noexcept { flushed_[index] = 1; }
   // A flush's verdict on a page flushed before: keep it writable while it
-  // is written between flushes, and through one flush that finds it
-  // unwritten (a lock loop's acquire flushes between two of its writes).
+  // is written between flushes, and through up to `unwritten_flushes_kept`
+  // flushes in a row that find it unwritten. Why 4: a lock loop's acquire
+  // flushes once between two of its writes, and a producer's round of a
+  // condition-variable hand-off four times (docs/BENCHMARKS.md, "Diffs
+  // and kept pages"). Keeping an unwritten page costs a compare with its
+  // twin per flush (about 0.2 us); protecting it costs its share of an
+  // mprotect and of a write fault when it is written again (about 1 us),
+  // so a page written again after four unwritten flushes still comes out
+  // ahead, and one never written again wastes at most four compares.
+  static constexpr std::uint8_t unwritten_flushes_kept = 4;
   bool keep_writable(std::uint64_t index, bool written) noexcept {
-    if (written || flushed_[index] == 1) {
-      flushed_[index] = written ? 1 : 2;
+    // flushed_: 1 + the unwritten flushes in a row so far.
+    if (written || flushed_[index] <= unwritten_flushes_kept) {
+      flushed_[index] = written ? 1 : static_cast<std::uint8_t>(flushed_[index] + 1);
       return true;
     }
     flushed_[index] = 1;

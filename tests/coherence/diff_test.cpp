@@ -57,9 +57,10 @@ TEST(Diff, CarriesExactlyTheChangedBytesInRandomPatterns) {
     std::vector<unsigned char> twin(page), now(page);
     for (auto& b : twin) b = static_cast<unsigned char>(rng());
     now = twin;
-    // Patterns: a few spans, many short ones, bytes of every word (as
-    // counters change), every other byte, the whole page, nothing.
-    switch (trial % 7) {
+    // Patterns: a few spans, many short ones, two bytes of every word,
+    // the whole page, every other byte, long spans, counters moved by
+    // small amounts (a run of low bytes per word), nothing.
+    switch (trial % 8) {
       case 0: scribble(rng, now.data(), 1 + static_cast<int>(rng() % 4), 64); break;
       case 1: scribble(rng, now.data(), 500, 3); break;
       case 2:
@@ -70,6 +71,14 @@ TEST(Diff, CarriesExactlyTheChangedBytesInRandomPatterns) {
         for (std::size_t i = rng() % 2; i < page; i += 2) now[i] = static_cast<unsigned char>(~now[i]);
         break;
       case 5: scribble(rng, now.data(), 40, 200); break;
+      case 6:  // counters and small integers: words moved by small amounts
+        for (std::size_t i = 0; i < page; i += 8) {
+          std::uint64_t w;
+          std::memcpy(&w, &now[i], 8);
+          w += rng() % 3 == 0 ? 0 : rng() >> (40 + rng() % 24);
+          std::memcpy(&now[i], &w, 8);
+        }
+        break;
       default: break;
     }
     std::vector<std::byte> out;

@@ -47,7 +47,7 @@
  *             the code guarantees a page is on a list at most once (P4)
  *     smx     sync_mutex (holder tid + 1)
  *     gw, gm  sync_generation as nothing_to_sync sees it (below)
- *     fl[p]   KEEP_WRITABLE: page_directory::flushed_ (0, 1, 2)
+ *     fl[p]   KEEP_WRITABLE: page_directory::flushed_ (0 .. KEEP_UNWRITTEN + 1)
  * Diffs travel in apply_diffs messages (homeq[home], FIFO) to the home's
  * handler (proctype home_server), which applies the masked bytes and acks;
  * tfl[t] counts the diffs thread t sent and the home has not yet applied.
@@ -251,6 +251,9 @@
  *                            what the data assertions alone catch)
  *   KEEP_WRITABLE            flushes keep pages flushed before writable
  *                            (K1-K5; not with BUG_NO_WRITE_PROTECT)
+ *   KEEP_UNWRITTEN=n         (KEEP_WRITABLE) empty flushes in a row a page
+ *                            is kept through (default 4, as
+ *                            page_directory::unwritten_flushes_kept)
  * Broken protocols (SPIN must find an error)
  *   BUG_PUSH_CACHED_AFTER_FETCH   issue 10: F1 does not push, F3 does.
  *       B's fetch is in flight; an acquire on A finds the lists empty (or
@@ -459,6 +462,9 @@
 #endif
 
 /* ---------------------------------------------------------------- bounds */
+#ifndef KEEP_UNWRITTEN
+#define KEEP_UNWRITTEN 4
+#endif
 #ifndef NCS0
 #define NCS0  1         /* critical sections of node 0                    */
 #endif
@@ -513,8 +519,9 @@ typedef Node {          /* one node's coherence state, shared by its threads */
                          * It is odd exactly while smx is held.            */
 #ifdef KEEP_WRITABLE
   byte fl[NP];          /* page_directory::flushed_: 0 never write-protected
-                         * by a flush; 1 flushed before (kept while
-                         * written); 2 kept through one empty flush        */
+                         * by a flush; else 1 + the empty flushes in a row
+                         * it was kept through (kept while written, and
+                         * through KEEP_UNWRITTEN empty ones)              */
 #endif
 #ifdef V2
   byte cv[NP];          /* directory.version: the version read before the
@@ -1156,8 +1163,8 @@ inline flush_kept(p)
     KEPT_BYTE(p, 2, b2);
     send_kept(p);
     if
-    :: m != 0 || F.fl[p] == 1 ->                /* keep_writable         */
-       F.fl[p] = (m != 0 -> 1 : 2);
+    :: m != 0 || F.fl[p] <= KEEP_UNWRITTEN ->   /* keep_writable         */
+       F.fl[p] = (m != 0 -> 1 : F.fl[p] + 1);
        kept = kept | BIT(p)
     :: else -> F.fl[p] = 1
     fi;
