@@ -313,17 +313,19 @@ void read_version_then_page(std::uint64_t index, unsigned char* to, std::uintptr
   current_transport()->read(to, a, page);
 }
 
-// A page of the executable's static data: its per-node bytes stay this
-// node's. Caller holds the page lock; the page is invalid and listed.
+// A page of the executable's static data from its home into its frame:
+// its per-node bytes stay this node's. Caller holds the page lock. The home's
+// bytes go to a buffer first and the frame takes them with this node's
+// per-node bytes already in place, so a page that stays readable meanwhile
+// (an acquire's refetch) never shows another node's per-node bytes; the
+// other bytes it rewrites with their own values or with the home's newer
+// ones, as a refetch of a partition's page does.
 void fetch_static_page(std::uint64_t index, std::uintptr_t a) {
   unsigned char* frame = alias_of(index);
-  unsigned char mine[page];
-  std::memcpy(mine, frame, page);
-  read_version_then_page(index, frame, a);
-  keep_per_node_bytes(a, frame, mine);
-  stats.fetches.fetch_add(1, std::memory_order_relaxed);
-  stats.pages_fetched.fetch_add(1, std::memory_order_relaxed);
-  stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
+  unsigned char fresh[page];
+  read_version_then_page(index, fresh, a);
+  keep_per_node_bytes(a, fresh, frame);
+  std::memcpy(frame, fresh, page);
 }
 
 // `sorted` pages (locked by the caller): their versions, then their bytes
@@ -397,6 +399,9 @@ void fetch_for_fault(std::uint64_t index, std::uintptr_t a) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     chaos::point();
     fetch_static_page(index, a);
+    stats.fetches.fetch_add(1, std::memory_order_relaxed);
+    stats.pages_fetched.fetch_add(1, std::memory_order_relaxed);
+    stats.bytes_fetched.fetch_add(page, std::memory_order_relaxed);
     chaos::point();  // fetched, not yet readable
     protect(a, PROT_READ);
     return;
@@ -601,13 +606,20 @@ void refresh_dirty_pages(const std::vector<std::uint64_t>& sorted) {
 
 // Read-only pages that their homes changed and this node read lately
 // (recent_pages.hpp), locked by the acquire: read again in its batch, the
-// version first, one read per run, into frames that stay readable. A worker
+// version first, one read per run (a page of static data on its own,
+// fetch_static_page), into frames that stay readable. A worker
 // of this node that reads one meanwhile has not synchronized with the
 // change, so old bytes, new bytes or a mix are all it may see (only a
 // data race could tell, DESIGN §4). Relisted, then unlocked.
 void refetch_read_only_pages(const std::vector<std::uint64_t>& sorted) {
   if (sorted.empty()) return;
-  read_into_frames(sorted.data(), sorted.size());
+  // The static data's pages come last (after every partition in the
+  // backing), one at a time: they keep their per-node bytes.
+  const auto statics = std::partition_point(sorted.begin(), sorted.end(), [](std::uint64_t i) {
+    return !space->in_static_region(page_address(i));
+  });
+  read_into_frames(sorted.data(), static_cast<std::uint64_t>(statics - sorted.begin()));
+  for (auto i = statics; i != sorted.end(); ++i) fetch_static_page(*i, page_address(*i));
   for (std::uint64_t index : sorted) {
     directory.list_cached(index);  // if the walk took it: listed again before anyone can use it
     directory.unlock(index, page_state::read_only);
@@ -1060,7 +1072,7 @@ bool handle_fault(void* address, bool write) noexcept {
   chaos::point();
   if (st == page_state::invalid) {
     fetch_for_fault(index, a);
-    if (!space->in_static_region(a)) recent.faulted(index);  // static pages keep per-node bytes
+    recent.faulted(index);
     st = page_state::read_only;
   }
   if (write && st == page_state::read_only) {

@@ -7,17 +7,24 @@
 // acquire can read it in its batch for the cost of a copy (DESIGN §4,
 // "Refetch instead of refault"). No access bits reach user space, so
 // "used lately" is a guess: a fault fetched the page since the acquire
-// before, or an acquire refetched it at most `max_age` acquires ago (a
+// before, or an acquire refetched it at most its age limit ago (a
 // refetched page that is read takes no fault, so it cannot say it was
 // used). A page refetched but never read again is refetched by at most
-// max_age + 1 acquires, and an acquire refetches at most `budget` pages; it
+// limit + 1 acquires, and an acquire refetches at most `budget` pages; it
 // drops the rest.
+//
+// Why the limit grows: a page read after every acquire is dropped anyway
+// once its limit runs out, and then faulted back, and the drop's mprotect
+// is a TLB shootdown, 10-30 µs when the node's other threads run (a remote
+// spawn's acquire took 27 µs instead of 1 for it, docs/BENCHMARKS.md). So a
+// page that faults right after the acquire that dropped it at its limit
+// (it was in use after all) starts again with twice the limit, up to
+// `max_limit`; any other page starts with `first_limit`.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 namespace dstd::rt::coherence {
@@ -26,7 +33,8 @@ class recent_pages {
  public:
   static constexpr std::size_t ring_size = 64;  // faults remembered per interval
   static constexpr std::size_t budget = 32;     // pages refetched per acquire
-  static constexpr unsigned max_age = 3;
+  static constexpr unsigned first_limit = 3;
+  static constexpr unsigned max_limit = 48;
 
   // A fault fetched `index` (any worker).
   void faulted(std::uint64_t index) {
@@ -39,11 +47,21 @@ class recent_pages {
   // from `drop` into the sorted result, and remembers them as refetched.
   std::vector<std::uint64_t> take_recent(std::vector<std::uint64_t>& drop);
 
+  // A page's record, in the acquire's lists below.
+  struct entry {
+    std::uint64_t page;
+    unsigned age;    // acquires since the fault that fetched it
+    unsigned limit;  // the oldest age at which it is still refetched
+  };
+
  private:
   std::array<std::atomic<std::uint64_t>, ring_size> ring_{};  // page index + 1
   std::atomic<std::uint64_t> next_{0};
-  std::uint64_t read_to_ = 0;                                // acquire only
-  std::vector<std::pair<std::uint64_t, unsigned>> refetched_;  // acquire only: page, age
+  // Acquire only, each sorted by page:
+  std::uint64_t read_to_ = 0;
+  std::vector<entry> refetched_;  // to refetch again if changed, age and limit
+  std::vector<entry> last_refetch_;  // refetched by the last acquire at their limit
+  std::vector<entry> expired_;  // of those, dropped by the last acquire
 };
 
 }  // namespace dstd::rt::coherence

@@ -311,6 +311,9 @@ TEST(CoherenceStress, AStoreIntoAPageAnotherWorkerKeepsWritableIsPublishedByItsR
     }
   });
   dstd::thread writer = dstd::spawn_on(1, [&] {
+    // Not before the churn has begun: on a busy machine the writer could
+    // otherwise finish every round before the churn thread first runs.
+    while (churned.load(std::memory_order_acquire) == 0) dstd::this_thread::yield();
     for (long r = 1; r <= rounds; ++r) {
       page->round = r;
       published.store(r, std::memory_order_release);
