@@ -20,7 +20,8 @@ namespace dstd::test {
 namespace {
 
 const std::string fake_rsh = FAKE_RSH_PATH;
-const std::vector<std::string> ucx_env{"UCX_TLS=tcp"};
+// Loopback only: tests/CMakeLists.txt (dstd_ucx_test) says why.
+const std::vector<std::string> ucx_env{"UCX_TLS=tcp", "UCX_NET_DEVICES=lo"};
 
 // dstdrun --rsh RSH with `args` between the remote options and PROGRAM ARGS.
 run_result on_hosts_via(const std::string& rsh, const std::vector<std::string>& args,

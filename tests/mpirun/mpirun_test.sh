@@ -13,7 +13,8 @@
 # Why one script: the options are the same for every test (as root Open
 # MPI wants --allow-run-as-root; 4 processes on 2 cores need
 # --oversubscribe, and unbound processes share them better; ucx over TCP,
-# the path a network takes; mpirun's own --timeout below CTest's), and
+# the path a network takes, on loopback only (tests/CMakeLists.txt,
+# dstd_ucx_test, says why); mpirun's own --timeout below CTest's), and
 # CTest's regular expressions can then check the status and the time.
 mpirun=$1
 n=$2
@@ -27,7 +28,7 @@ out=$(mktemp)
 session=$(mktemp -d)
 trap 'rm -rf "$out" "$session"' EXIT
 TMPDIR=$session "$mpirun" --allow-run-as-root --oversubscribe --bind-to none --timeout 100 \
-  -x UCX_TLS=tcp -n "$n" "$@" >"$out" 2>&1 &
+  -x UCX_TLS=tcp -x UCX_NET_DEVICES=lo -n "$n" "$@" >"$out" 2>&1 &
 run=$!
 # When a node first said it lost another: the nodes' own detection, which
 # the launcher's end may follow much later (mpirun waits for its daemon on

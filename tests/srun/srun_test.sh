@@ -18,8 +18,9 @@
 # takes its rank from PMIX_RANK and the job's size from SLURM_NTASKS, and
 # the nodes exchange their addresses through the PMIx server of slurmd's
 # step daemon (runtime/transport/wireup/pmix_source.cpp), then talk over
-# ucx on TCP (UCX_TLS=tcp, exported to the tasks as srun does with the
-# whole environment). A cluster per run, so nothing outlives the test; srun
+# ucx on TCP over loopback (UCX_TLS=tcp UCX_NET_DEVICES=lo, exported to
+# the tasks as srun does with the whole environment; tests/CMakeLists.txt,
+# dstd_ucx_test, says why loopback). A cluster per run, so nothing outlives the test; srun
 # bounded by `timeout` below CTest's own, as mpirun_test.sh bounds mpirun.
 # srun keeps its defaults otherwise (no --kill-on-bad-exit): when a node
 # dies, the others must notice and end by themselves.
@@ -46,7 +47,7 @@ for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\)=.*/\1/p'); do
   unset "$v"
 done
 . "$cluster/env"
-UCX_TLS=tcp timeout 100 "$srun" --mpi=pmix -n "$n" "$@" >"$out" 2>&1
+UCX_TLS=tcp UCX_NET_DEVICES=lo timeout 100 "$srun" --mpi=pmix -n "$n" "$@" >"$out" 2>&1
 status=$?
 ended=$(date +%s%3N)
 cat "$out"
