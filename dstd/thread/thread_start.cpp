@@ -36,6 +36,7 @@
 #include "dstd/thread/thread_ids.hpp"
 #include "dstd/thread/thread_start.hpp"
 #include "runtime/coherence/coherence.hpp"
+#include "runtime/common/backoff.hpp"
 #include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/control/forwarded_output.hpp"
@@ -156,7 +157,31 @@ thread_state* start_thread(thread_body* body, node_id where, std::uint64_t& id) 
   return s;
 }
 
+// Whether the thread is seen finished while the joiner watches its join
+// word for a while (backoff.hpp's spins and yields). A short thread on
+// another node often ends within microseconds of the join; seen here, it
+// needs no wake, which would come as a message through this node's service
+// thread and then wake this thread: two hand-overs between threads, a few
+// microseconds each on a busy machine. Only where the word is this node's:
+// elsewhere each look would be a remote read.
+bool finished_while_watched(const thread_state* s) {
+  if (!rt::locate(s).here) return false;
+  rt::backoff wait;
+  while (s->join_word.load() != finished) {
+    // A fiber lets its worker's other fibers run first: the thread may be
+    // one of them (one worker, or a thread of this node).
+    if (rt::sched::current() != nullptr) rt::sched::yield();
+    if (!wait.step()) return false;
+  }
+  return true;
+}
+
 void join_thread(thread_state* s) {
+  if (finished_while_watched(s)) {
+    rt::coherence::acquire();
+    delete s;
+    return;
+  }
   const std::uint64_t seen = s->join_word.compare_swap(0, rt::sched::pack(rt::sched::my_name()));
   if (seen != 0 && seen != finished) rt::fatal("two threads joined the same dstd::thread");
   if (seen == 0) {
