@@ -22,8 +22,8 @@
 // record or a poller holding an old view from claiming a slot since reused.
 // A reply larger than a slot goes through the ring as before, tagged with
 // the slot; the caller's service thread claims it from waiting or parked.
-// Calls in the delayed mode (delay_line.hpp), and calls made while every
-// slot is taken, do not use slots.
+// Calls made while every slot is taken do not use slots. In the delayed
+// mode (delay_line.hpp) the replier's delay line writes the slot.
 #pragma once
 
 #include <array>

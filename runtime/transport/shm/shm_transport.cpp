@@ -220,9 +220,9 @@ class shm_transport final : public transport {
 
   void post_call(node_id to, handler_id h, const void* payload, std::size_t len,
                  std::vector<std::byte>& reply, completion& c) override {
-    // A slot for the reply (reply_slots.hpp), except in the delayed mode,
-    // whose replies must wait on the delay line like any message.
-    std::uint64_t cookie = delay_ ? 0 : reply_slots_.take(reply, c);
+    // A slot for the reply (reply_slots.hpp); in the delayed mode the
+    // reply waits on the callee's delay line before it is written there.
+    std::uint64_t cookie = reply_slots_.take(reply, c);
     if (cookie != 0) {
       c.poll_with(&reply_slots_);
     } else {
@@ -234,6 +234,10 @@ class shm_transport final : public transport {
   void reply(const reply_token& t, const void* data, std::size_t len) override {
     if (reply_slots::is_slot_cookie(t.cookie) && len <= reply_slot_bytes) {
       note_message_sent(t.to, "reply", len);
+      if (delay_) {
+        reply_into_slot_later(t, data, len);
+        return;
+      }
       if (reply_slots_.write(t.to, t.cookie, data, len)) {
         push_record(t.to, record_header{0, 0, record_kind::slot_ready, 0, t.cookie}, nullptr);
       }
@@ -338,6 +342,27 @@ class shm_transport final : public transport {
       while (!r.try_push(rh, payload)) wait_for_space(r);
     }
     wake_receiver(to);
+  }
+
+  // The delayed mode's slot reply: on the delay line, in order with the
+  // messages to the caller's node (as a reply through the ring would be),
+  // the slot is written once, then, if the caller parked, the record that
+  // wakes it is pushed, retried while the ring is full.
+  void reply_into_slot_later(const reply_token& t, const void* data, std::size_t len) {
+    const auto* bytes = static_cast<const std::byte*>(data);
+    delay_->post(t.to, true,
+                 [this, t, written = false, parked = false,
+                  copy = std::vector<std::byte>(bytes, bytes + len)]() mutable {
+                   if (!written) {
+                     parked = reply_slots_.write(t.to, t.cookie, copy.data(), copy.size());
+                     written = true;
+                   }
+                   // (The record has no payload; any pointer does.)
+                   return !parked || try_push_once(t.to,
+                                                   record_header{0, 0, record_kind::slot_ready, 0,
+                                                                 t.cookie},
+                                                   copy.data());
+                 });
   }
 
   // The delay line's push: false when the ring is full (it retries later).
