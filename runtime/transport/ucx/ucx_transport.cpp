@@ -273,13 +273,14 @@ class ucx_transport final : public transport {
       done_here(c);
       return;
     }
-    fence_if_needed();
+    fence_before_read();
     for_each_piece(src, len, c, [&](gaddr at, std::size_t n, std::size_t offset) {
       const ucp_request_param_t p = with_callback(finish_completion, &c);
       finish_now_or_later(ucp_get_nbx(endpoints_[r.home], static_cast<std::byte*>(dst) + offset,
                                       n, remote(r, at), key_for(r.home, at), &p),
                           c, "a read (ucp_get_nbx)");
     });
+    note_one_sided(false);
     posted();
   }
 
@@ -291,7 +292,7 @@ class ucx_transport final : public transport {
       done_here(c);
       return;
     }
-    fence_if_needed();
+    fence_before_change();
     for_each_piece(dst, len, c, [&](gaddr at, std::size_t n, std::size_t offset) {
       // The source is copied at posting: the caller may reuse it at once.
       void* copy = std::malloc(n);
@@ -307,7 +308,7 @@ class ucx_transport final : public transport {
       const ucp_request_param_t flush = with_callback(finish_completion, &c);
       finish_now_or_later(ucp_ep_flush_nbx(endpoints_[r.home], &flush), c, "flushing a write");
     });
-    ordered_posts_.fetch_add(1, std::memory_order_seq_cst);
+    note_one_sided(true);
     posted();
   }
 
@@ -517,24 +518,40 @@ class ucx_transport final : public transport {
     check_ptr(r, what);
   }
 
-  // Per-peer order (transport.hpp): what is posted after a write or an
-  // atomic takes effect after it. So every write or atomic posted before
-  // this post (on any thread, as far as this thread can know) is fenced: by
-  // a fence this thread makes now, or by one another thread made after
+  // Per-peer order (transport.hpp): what is posted takes effect after what
+  // was posted before it. UCX orders neither puts nor gets without a fence
+  // (ucp_worker_fence), so a post fences the earlier one-sided operations
+  // it could overtake, posted on any thread as far as this thread can know:
+  // a read those that change memory (writes and atomics; an earlier read
+  // does not change what it sees), anything else every earlier one (a write
+  // must not land before an earlier read of its bytes has read them). By a
+  // fence this thread makes now, or by one another thread made after
   // seeing them all. (Worker-wide: one call fences every endpoint.)
-  void fence_if_needed() {
-    const std::uint64_t posted = ordered_posts_.load(std::memory_order_seq_cst);
+  void fence_before_read() { fence_through(last_change_.load(std::memory_order_seq_cst)); }
+  void fence_before_change() { fence_through(posts_.load(std::memory_order_seq_cst)); }
+
+  void fence_through(std::uint64_t posted) {
     if (fenced_through_.load(std::memory_order_seq_cst) >= posted) return;
     check(ucp_worker_fence(worker_), "ordering operations (ucp_worker_fence)");
-    std::uint64_t through = fenced_through_.load(std::memory_order_relaxed);
-    while (through < posted &&
-           !fenced_through_.compare_exchange_weak(through, posted, std::memory_order_seq_cst)) {
+    raise_to(fenced_through_, posted);
+  }
+
+  // After posting a one-sided operation: its number in posts_, and, for a
+  // write or an atomic, that number as the last change.
+  void note_one_sided(bool changes_memory) {
+    const std::uint64_t number = posts_.fetch_add(1, std::memory_order_seq_cst) + 1;
+    if (changes_memory) raise_to(last_change_, number);
+  }
+
+  static void raise_to(std::atomic<std::uint64_t>& word, std::uint64_t value) {
+    std::uint64_t now = word.load(std::memory_order_relaxed);
+    while (now < value && !word.compare_exchange_weak(now, value, std::memory_order_seq_cst)) {
     }
   }
 
   void atomic(ucp_atomic_op_t op, const memory_region& r, gaddr target, std::uint64_t operand,
               std::uint64_t* result, completion& c, const char* what) {
-    fence_if_needed();
+    fence_before_change();
     ucp_request_param_t p = with_callback(finish_completion, &c);
     p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
     p.datatype = ucp_dt_make_contig(sizeof(std::uint64_t));
@@ -542,7 +559,7 @@ class ucx_transport final : public transport {
     finish_now_or_later(ucp_atomic_op_nbx(endpoints_[r.home], op, &operand, 1, remote(r, target),
                                           key_for(r.home, target), &p),
                         c, what);
-    ordered_posts_.fetch_add(1, std::memory_order_seq_cst);
+    note_one_sided(true);
     posted();
   }
 
@@ -551,7 +568,7 @@ class ucx_transport final : public transport {
     if (len > max_payload) fatal("message of %zu bytes exceeds the limit of %zu", len, max_payload);
     note_message_sent(to, h.kind == message_kind::reply ? "reply" : handler_name(h.handler), len);
     chaos::point();  // about to send
-    fence_if_needed();
+    fence_before_change();
     send_am(to, am_message, &h, sizeof h, payload, len);
   }
 
@@ -726,9 +743,11 @@ class ucx_transport final : public transport {
   peer_keys keys_;
   peer_health health_;
   std::unique_ptr<peer_lifelines> lifelines_;  // without dstdrun only
-  // Writes and atomics posted so far, and how many of them the last fence
-  // covers (fence_if_needed).
-  std::atomic<std::uint64_t> ordered_posts_{0};
+  // One-sided operations posted so far (numbered from 1), the number of
+  // the last write or atomic among them, and how many of them the last
+  // fence covers (fence_through).
+  std::atomic<std::uint64_t> posts_{0};
+  std::atomic<std::uint64_t> last_change_{0};
   std::atomic<std::uint64_t> fenced_through_{0};
   service_inbox<inbound> inbox_;
   std::atomic<bool> progressing_{false};  // a thread is inside ucp_worker_progress
