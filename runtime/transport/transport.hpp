@@ -17,7 +17,10 @@
 //    max_payload bytes) and run the registered handler on the target node's
 //    service thread. A call also waits for the handler's reply.
 //  * Operations from one node to one peer are delivered in the order they
-//    were posted. Every post names a completion; finish means the effect is
+//    were posted, with one exception: two reads may be served in either
+//    order (a caller that needs the second to see memory at least as new
+//    as the first waits for the first, as coherence's read_versions does).
+//    Every post names a completion; finish means the effect is
 //    visible at the target (writes, atomics) or the data has arrived (reads,
 //    replies).
 //  * Local buffers may be any memory of the calling process; a backend that
