@@ -200,27 +200,36 @@ class diff_batcher {
     for (node_id n = 0; n < open_.size(); ++n) {
       if (!open_[n].bytes.empty()) close(n);
     }
+    // Who applies is chosen per home, so that one home still applies one
+    // node's batches in the order sent.
+    std::vector<std::size_t> pages_for(open_.size(), 0);
+    for (const batch& b : ready_) pages_for[b.home] += b.pages.size();
+    std::vector<bool> applies_itself(open_.size());
+    for (node_id n = 0; n < open_.size(); ++n) {
+      applies_itself[n] = pages_for[n] != 0 && can_apply_at(versions, n, pages_for[n]);
+    }
     std::deque<std::vector<std::byte>> replies;
     completion acks;
     for (batch& b : ready_) {
-      if (can_apply_at(versions, b.home)) continue;
+      if (applies_itself[b.home]) continue;
       acks.expect();
       current_transport()->post_call(b.home, diffs_for_home.id, b.bytes.data(), b.bytes.size(),
                                      replies.emplace_back(), acks);
     }
     acks.wait();
     // In the order sent: one home applies one node's batches in that order.
-    // Batches for homes this node can write are applied here, now.
-    for (std::size_t i = 0; i < ready_.size(); ++i) {
-      if (can_apply_at(versions, ready_[i].home)) {
+    // Batches for homes this node applies itself are applied here, now.
+    for (std::size_t i = 0, reply = 0; i < ready_.size(); ++i) {
+      if (applies_itself[ready_[i].home]) {
         note_applied(ready_[i], apply_at(versions, ready_[i].home, ready_[i].bytes));
         continue;
       }
-      if (replies[i].size() != sizeof(notice_span)) {
-        malformed_reply(diffs_for_home.id, ready_[i].home, replies[i].size(), sizeof(notice_span));
+      const std::vector<std::byte>& r = replies[reply++];
+      if (r.size() != sizeof(notice_span)) {
+        malformed_reply(diffs_for_home.id, ready_[i].home, r.size(), sizeof(notice_span));
       }
       notice_span span;
-      std::memcpy(&span, replies[i].data(), sizeof span);
+      std::memcpy(&span, r.data(), sizeof span);
       note_applied(ready_[i], span);
     }
   }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <emmintrin.h>
 
+#include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
 
 namespace dstd::rt::coherence {
@@ -196,33 +197,26 @@ std::byte* put_masked(std::byte* at, const page_changes& c, const unsigned char*
   return at;
 }
 
-bool apply_runs(std::span<const std::byte>& batch, std::uint16_t runs, std::byte* to) {
+// Decoding. `store(offset, from, len)` gets each piece of a page's changed
+// bytes; a target with the page's bytes at hand stores them (store_into), one
+// that posts writes gets them as they come (diff_target::store).
+template <class Store>
+bool decode_runs(std::span<const std::byte>& batch, std::uint16_t runs, Store store) {
   for (std::uint16_t r = 0; r < runs; ++r) {
     std::uint16_t offset = 0, len = 0;
     if (!get(batch, offset) || !get(batch, len)) return false;
     if (std::size_t(offset) + len > page_bytes || batch.size() < len) return false;
-    std::memcpy(to + offset, batch.data(), len);
+    store(offset, batch.data(), len);
     batch = batch.subspan(len);
   }
   return true;
 }
 
-// Stores `count` bytes from `from` at `to`, as few stores as whole sizes
-// allow (1 to 8 bytes: at most three stores).
-void store_run(std::byte* to, const std::byte* from, unsigned count) {
-  if (count == 8) {
-    std::memcpy(to, from, 8);
-    return;
-  }
-  if (count & 4) std::memcpy(to, from, 4), to += 4, from += 4;
-  if (count & 2) std::memcpy(to, from, 2), to += 2, from += 2;
-  if (count & 1) *to = *from;
-}
-
-// Stores only the bytes a mask names: the home's own threads may be writing
-// the other bytes of these words. (The masks come before the bytes so that
+// Only the bytes a mask names: the home's own threads may be writing the
+// other bytes of these words. (The masks come before the bytes so that
 // reading the next mask does not wait for the sum of the counts before it.)
-bool apply_masked(std::span<const std::byte>& batch, std::size_t words, std::byte* to) {
+template <class Store>
+bool decode_masked(std::span<const std::byte>& batch, std::size_t words, Store store) {
   std::uint16_t first = 0;
   if (!get(batch, first) || first + words > page_words || batch.size() < words) return false;
   const std::byte* const masks = batch.data();
@@ -233,18 +227,36 @@ bool apply_masked(std::span<const std::byte>& batch, std::size_t words, std::byt
     if (m == 0) continue;
     const unsigned lowest = static_cast<unsigned>(__builtin_ctz(m)), count = bit_counts[m];
     if (static_cast<std::size_t>(end - from) < count) return false;
-    std::byte* const word = to + (first + i) * 8;
+    const std::size_t word = (first + i) * 8;
     if (contiguous(m, lowest, count)) {
-      store_run(word + lowest, from, count);
+      store(word + lowest, from, count);
       from += count;
     } else {
       for (unsigned bits = m; bits != 0; bits &= bits - 1) {
-        word[__builtin_ctz(bits)] = *from++;
+        store(word + static_cast<unsigned>(__builtin_ctz(bits)), from++, 1);
       }
     }
   }
   batch = batch.subspan(static_cast<std::size_t>(from - batch.data()));
   return true;
+}
+
+template <class Store>
+bool decode_page(std::span<const std::byte>& batch, std::uint16_t count, Store store) {
+  return (count & masked_flag) != 0 ? decode_masked(batch, count & ~masked_flag, store)
+                                    : decode_runs(batch, count, store);
+}
+
+// Stores `count` bytes from `from` at `to`: up to 8 (a masked word's) as
+// few stores as whole sizes allow (at most three), more with memcpy.
+void store_into(std::byte* to, const std::byte* from, std::size_t count) {
+  if (count >= 8) {
+    std::memcpy(to, from, count);
+    return;
+  }
+  if (count & 4) std::memcpy(to, from, 4), to += 4, from += 4;
+  if (count & 2) std::memcpy(to, from, 2), to += 2, from += 2;
+  if (count & 1) *to = *from;
 }
 
 }  // namespace
@@ -265,15 +277,27 @@ std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
   return c.bytes;
 }
 
+void diff_target::store(std::uintptr_t page, std::size_t, const std::byte*, std::size_t) {
+  fatal("a diff target gave no bytes for the page at %#lx and takes no pieces",
+        static_cast<unsigned long>(page));
+}
+
 bool apply_diffs(std::span<const std::byte> batch, diff_target& to) {
   while (!batch.empty()) {
     std::uint64_t page = 0;
     std::uint16_t count = 0;
     if (!get(batch, page) || !get(batch, count) || page % page_bytes != 0) return false;
-    std::byte* bytes = to.bytes_of(page);
-    const bool ok = (count & masked_flag) != 0
-                        ? apply_masked(batch, count & ~masked_flag, bytes)
-                        : apply_runs(batch, count, bytes);
+    std::byte* const bytes = to.bytes_of(page);
+    const bool ok =
+        bytes != nullptr
+            ? decode_page(batch, count,
+                          [bytes](std::size_t offset, const std::byte* from, std::size_t len) {
+                            store_into(bytes + offset, from, len);
+                          })
+            : decode_page(batch, count,
+                          [&to, page](std::size_t offset, const std::byte* from, std::size_t len) {
+                            to.store(page, offset, from, len);
+                          });
     if (!ok) return false;
     to.page_done(page);
   }

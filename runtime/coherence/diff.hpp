@@ -44,10 +44,16 @@ std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
 // Where a decoded batch goes: the home's bytes of each page, which the
 // decoder stores into (byte-exact: only changed bytes), then, once they are
 // written, the page (home_apply.cpp: the home's memory, at the home or
-// through the transport's direct view of it).
+// through the transport's direct view of it). A target that cannot store
+// into the page (it reaches the home through posted writes) returns null
+// from bytes_of and is handed each piece of changed bytes instead, in page
+// order; pieces next to each other in the page and in the batch come as
+// one where the encoding allows.
 class diff_target {
  public:
   virtual std::byte* bytes_of(std::uintptr_t page) = 0;
+  virtual void store(std::uintptr_t page, std::size_t offset, const std::byte* from,
+                     std::size_t len);
   virtual void page_done(std::uintptr_t page) = 0;
 
  protected:

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "runtime/coherence/diff.hpp"
 #include "runtime/coherence/own_writes.hpp"
@@ -87,6 +88,143 @@ class batch_applier final : public diff_target {
   std::uint64_t written_ = 0;
 };
 
+// The same steps from another node through posted one-sided operations
+// (transport::one_sided_bypasses_target without a direct view: delayed
+// shm, verbs with NIC atomics). They take effect in post order (one peer's
+// operations do, transport.hpp), so posting them in batch_applier's order
+// is applying them in it; two waits: the lock with a read of the reserve
+// count and of each page's version word, then the rest. The
+// decoder hands this target the changed bytes as pieces (diff_target), each
+// posted as a write straight from the batch, which outlives the waits.
+class posted_batch_applier final : public diff_target {
+ public:
+  posted_batch_applier(const page_versions& v, node_id home) : v_(v), home_(home) {}
+  posted_batch_applier(const posted_batch_applier&) = delete;
+  posted_batch_applier& operator=(const posted_batch_applier&) = delete;
+
+  std::byte* bytes_of(std::uintptr_t) override { return nullptr; }
+
+  void store(std::uintptr_t page, std::size_t offset, const std::byte* from,
+             std::size_t len) override {
+    const gaddr at = page + offset;
+    if (!pieces_.empty()) {
+      piece& last = pieces_.back();
+      if (last.at + last.len == at && last.from + last.len == from) {
+        last.len += len;  // adjacent in the page and in the batch
+        return;
+      }
+    }
+    pieces_.push_back({at, from, len});
+  }
+
+  void page_done(std::uintptr_t page) override {
+    const std::uint64_t index =
+        locate(reinterpret_cast<const void*>(page)).backing_offset / layout::page_bytes;
+    pages_.push_back({index, pieces_.size()});
+  }
+
+  // Takes the lock, posts every step and waits until all took effect.
+  notice_span apply() {
+    const std::uint64_t before = lock_and_read();
+    transport& t = *current_transport();
+    completion done;
+    std::uint64_t written = before;
+    std::size_t piece_index = 0;
+    auto post_write = [&](gaddr at, const void* from, std::size_t len) {
+      done.expect();
+      t.post_write(at, from, len, done);
+    };
+    for (std::size_t p = 0; p < pages_.size(); ++p) {
+      for (; piece_index < pages_[p].pieces_end; ++piece_index) {
+        const piece& s = pieces_[piece_index];
+        post_write(s.at, s.from, s.len);
+      }
+      // The version (in its 8-byte word, which only the lock's holder
+      // changes: a whole word is one untorn write), the reserve count, the
+      // ring entry. Each source is a slot of its own, unchanged until the
+      // end: the transport may read it when the write takes effect.
+      std::uint64_t& word = word_of_[p];
+      word = bumped(word, pages_[p].index);
+      post_write(version_word(pages_[p].index), &word, 8);
+      reserves_[p] = written + 1;
+      post_write(v_.reserved_address(home_), &reserves_[p], 8);
+      post_write(v_.notice_address(home_, written), &pages_[p].index, 8);
+      ++written;
+      // A later page with a version in the same word (its neighbour, or
+      // the page again) starts from this one's bump.
+      for (std::size_t q = p + 1; q < pages_.size(); ++q) {
+        if (version_word(pages_[q].index) == version_word(pages_[p].index)) word_of_[q] = word;
+      }
+    }
+    count_ = written;
+    post_write(v_.notice_count_address(home_), &count_, 8);
+    post_write(v_.apply_lock_address(home_), &free_, 8);
+    done.wait();
+    return {before, written};
+  }
+
+ private:
+  struct piece {
+    gaddr at;
+    const std::byte* from;
+    std::size_t len;
+  };
+  struct page_entry {
+    std::uint64_t index;
+    std::size_t pieces_end;  // its pieces end here in pieces_
+  };
+
+  gaddr version_word(std::uint64_t index) const {
+    return v_.version_address(index) & ~gaddr{7};
+  }
+
+  // The word with the page's 32-bit version bumped (wrapping, as the
+  // direct path's 32-bit store does), its neighbour's kept.
+  std::uint64_t bumped(std::uint64_t word, std::uint64_t index) const {
+    const unsigned shift = static_cast<unsigned>((v_.version_address(index) & 7) * 8);
+    const std::uint32_t version = static_cast<std::uint32_t>(word >> shift) + 1;
+    return (word & ~(std::uint64_t{0xffffffff} << shift)) | (std::uint64_t{version} << shift);
+  }
+
+  // The lock, then the reserve count (the notice count, while the lock is
+  // free) and each page's version word: the lock's holder is the only
+  // writer of both. The reads are posted with the compare-and-swap, not
+  // after it: they take effect after it, so when it took the lock they read
+  // what its holder may rely on (one round trip, not two); when it did
+  // not, they are read again with the next try.
+  std::uint64_t lock_and_read() {
+    transport& t = *current_transport();
+    word_of_.assign(pages_.size(), 0);
+    reserves_.assign(pages_.size(), 0);
+    std::uint64_t reserved = 0;
+    backoff wait;
+    for (;;) {
+      std::uint64_t held = 1;
+      completion c;
+      c.expect();
+      t.post_compare_swap(v_.apply_lock_address(home_), 0, 1, &held, c);
+      c.expect();
+      t.post_read(&reserved, v_.reserved_address(home_), 8, c);
+      for (std::size_t p = 0; p < pages_.size(); ++p) {
+        c.expect();
+        t.post_read(&word_of_[p], version_word(pages_[p].index), 8, c);
+      }
+      c.wait();
+      if (held == 0) return reserved;
+      if (!wait.step()) wait.reset();
+    }
+  }
+
+  const page_versions& v_;
+  node_id home_;
+  std::vector<piece> pieces_;
+  std::vector<page_entry> pages_;
+  std::vector<std::uint64_t> word_of_;   // each page's version word, as read, then bumped
+  std::vector<std::uint64_t> reserves_;  // the reserve count each page's write posts
+  std::uint64_t count_ = 0;
+  const std::uint64_t free_ = 0;
+};
+
 }  // namespace
 
 bool apply_here(const page_versions& v, std::span<const std::byte> batch, notice_span& span) {
@@ -108,14 +246,26 @@ own_writes_reply notice_own_writes(const page_versions& v) {
   return r;
 }
 
-bool can_apply_at(const page_versions& v, node_id home) {
+namespace {
+bool direct_at(const page_versions& v, node_id home) {
   return current_transport()->direct(v.apply_lock_address(home), sizeof(std::uint64_t)) != nullptr;
+}
+}  // namespace
+
+bool can_apply_at(const page_versions& v, node_id home, std::size_t pages) {
+  if (direct_at(v, home)) return true;
+  return current_transport()->one_sided_bypasses_target() && pages <= max_posted_pages;
 }
 
 notice_span apply_at(const page_versions& v, node_id home, std::span<const std::byte> batch) {
-  batch_applier applier(home_memory{current_transport()}, v, home);
+  if (direct_at(v, home)) {
+    batch_applier applier(home_memory{current_transport()}, v, home);
+    if (!apply_diffs(batch, applier)) fatal("a diff batch for node %u is malformed", home);
+    return applier.finish();
+  }
+  posted_batch_applier applier(v, home);
   if (!apply_diffs(batch, applier)) fatal("a diff batch for node %u is malformed", home);
-  return applier.finish();
+  return applier.apply();
 }
 
 }  // namespace dstd::rt::coherence

@@ -7,9 +7,16 @@
 // transport gives direct access to the home's memory (shm without its
 // delay: transport::direct), the releasing node applies its batch itself,
 // with the same loads and stores, and waits for nothing else: no message,
-// no hop through two service threads (issue 18 item 1). Over ucx and verbs
-// the same steps as one-sided operations would be a dozen dependent round
-// trips where one message does, so those keep the message.
+// no hop through two service threads (issue 18 item 1). Where one-sided
+// operations are served without the home's CPU but not as loads and
+// stores (delayed shm; verbs with NIC atomics: transport::
+// one_sided_bypasses_target), the releasing node posts the same steps as
+// one-sided operations, in order, and waits three times (the lock, a read
+// of the reserve count and the pages' versions, the rest): three round
+// trips that no thread of the home takes part in, against one that waits
+// for its service thread. For batches of more than max_posted_pages pages,
+// and over ucx (whose TCP lanes serve one-sided operations with the
+// target's progress), the batch goes as a message.
 //
 // One batch at a time per home, whoever applies it: the apply lock, a word
 // in the home's version area, taken with compare-and-swap (a CPU atomic,
@@ -47,12 +54,18 @@ struct own_writes_reply {
 // now or were by an earlier scan (tests/model/coherence.pml, SCAN).
 own_writes_reply notice_own_writes(const page_versions& v);
 
-// Whether this node can apply batches at `home` itself: the transport
-// gives direct access to its memory.
-bool can_apply_at(const page_versions& v, node_id home);
+// The most pages a batch posted as one-sided operations may change: each
+// costs a read and four or more posted writes, and a message takes any
+// number in one round trip.
+inline constexpr std::size_t max_posted_pages = 64;
 
-// From another node, when can_apply_at(home). The batch is this node's
-// own, so well formed.
+// Whether this node applies a batch of `pages` pages at `home` itself: the
+// transport gives direct access to its memory, or serves one-sided
+// operations without the home's CPU and the batch is small.
+bool can_apply_at(const page_versions& v, node_id home, std::size_t pages);
+
+// From another node, when can_apply_at(home, pages). The batch is this
+// node's own, so well formed.
 notice_span apply_at(const page_versions& v, node_id home, std::span<const std::byte> batch);
 
 }  // namespace dstd::rt::coherence

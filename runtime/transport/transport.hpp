@@ -163,6 +163,13 @@ class transport {
     (void)len;
     return nullptr;
   }
+  // Whether one-sided operations, atomics included, are served without
+  // the target's CPU (shared memory, delayed or not; verbs where the NIC's
+  // atomics are atomic with the CPU's), so that a few of them in a row cost
+  // less than a call, which waits for the target's service thread. A
+  // release then posts its diffs at the home (coherence/home_apply.hpp).
+  // Not over ucx: on its TCP lanes the target's progress serves them.
+  virtual bool one_sided_bypasses_target() const { return false; }
 
   // --- two-sided -----------------------------------------------------------
   // Fire and forget.

@@ -167,6 +167,7 @@ class shm_transport final : public transport {
   std::byte* direct(gaddr a, std::size_t len) const override {
     return delay_ ? nullptr : window(a, len);
   }
+  bool one_sided_bypasses_target() const override { return true; }
 
   void post_read(void* dst, gaddr src, std::size_t len, completion& c) override {
     const std::byte* from = window(src, len);

@@ -160,6 +160,9 @@ class verbs_transport final : public transport {
   }
 
   const char* name() const override { return "verbs"; }
+  // Without NIC atomics that are atomic with the CPU's, each atomic is a
+  // message to the home (atomic_at_home).
+  bool one_sided_bypasses_target() const override { return device_.atomics_with_cpu; }
   bool on_service_thread() const override { return is_service_thread; }
 
   // --- lifecycle -------------------------------------------------------------
