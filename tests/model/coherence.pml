@@ -128,7 +128,8 @@
  *                 fetch from h.
  * A diff message of the model is one batch (one page).  Batches apply one
  * at a time (home_apply.cpp, under the home's apply lock; by the home's
- * diff handler, or on shm by the releaser between its send and its wait):
+ * diff handler, or by the releaser between its send and its wait: on shm
+ * with loads and stores, in the delayed mode posted one-sided, in order):
  * the bytes, then (page_done) ver[p]++, reserved = written + 1, ring slot
  * written % CAP = p, written++; then (finish) notices = written, and the
  * ack carries
@@ -785,9 +786,11 @@ end_wait:
   od
 }
 #else
-/* V2: home_apply.cpp's batch_applier (the home's diff handler, or on shm
- * the releaser itself, under the home's apply lock: either way this
- * process's steps), one batch (one page pg) at a time: the bytes, then
+/* V2: home_apply.cpp's batch_applier (the home's diff handler, or the
+ * releaser itself, on shm, or its posted_batch_applier in the delayed mode,
+ * whose one-sided operations take effect in post order; under the home's
+ * apply lock: either way this process's steps), one batch (one page pg) at
+ * a time: the bytes, then
  * page_done (the version, the reserve count, the entry: one step each),
  * then finish (the count; publish_notices here) with the reply.
  * note_notice is page_done after its version bump (a diff to the other page of home 1,

@@ -1843,7 +1843,8 @@ inline acquire(PRE)
 
 /* ------------------------------------------------------------- processes */
 
-/* The home's diff handler.  V2: home_apply.cpp's batch_applier, one
+/* The home's diff handler.  V2: home_apply.cpp's batch_applier (or its
+ * posted_batch_applier: the same steps, posted in this order), one
  * batch (one page) at a time (one process per home: one applier at a
  * time): the bytes; page_done: the version, the reserve count, the ring
  * entry (one step each); finish: the count published, and the reply
