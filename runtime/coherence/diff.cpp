@@ -250,7 +250,11 @@ bool decode_page(std::span<const std::byte>& batch, std::uint16_t count, Store s
 // Stores `count` bytes from `from` at `to`: up to 8 (a masked word's) as
 // few stores as whole sizes allow (at most three), more with memcpy.
 void store_into(std::byte* to, const std::byte* from, std::size_t count) {
-  if (count >= 8) {
+  if (count == 8) {
+    std::memcpy(to, from, 8);
+    return;
+  }
+  if (count > 8) {
     std::memcpy(to, from, count);
     return;
   }

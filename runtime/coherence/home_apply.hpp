@@ -54,10 +54,13 @@ struct own_writes_reply {
 // now or were by an earlier scan (tests/model/coherence.pml, SCAN).
 own_writes_reply notice_own_writes(const page_versions& v);
 
-// The most pages a batch posted as one-sided operations may change: each
-// costs a read and four or more posted writes, and a message takes any
-// number in one round trip.
-inline constexpr std::size_t max_posted_pages = 64;
+// The most pages a home's batches posted as one-sided operations may
+// change: each page costs a read and four or more posted writes, and a
+// message takes any number in one round trip. Measured in the delayed mode
+// at 2 us (docs/BENCHMARKS.md, "Posted diffs"): with the delay line busy
+// (a lock loop) one page posted took half a call's time; with it idle,
+// the same at 1 page and 5 us more at 16.
+inline constexpr std::size_t max_posted_pages = 8;
 
 // Whether this node applies a batch of `pages` pages at `home` itself: the
 // transport gives direct access to its memory, or serves one-sided
