@@ -9,6 +9,7 @@
 #include "runtime/coherence/diff.hpp"
 #include "runtime/coherence/own_writes.hpp"
 #include "runtime/common/backoff.hpp"
+#include "runtime/common/chaos.hpp"
 #include "runtime/common/fatal.hpp"
 #include "runtime/common/layout.hpp"
 #include "runtime/heap/address_space.hpp"
@@ -126,6 +127,7 @@ class posted_batch_applier final : public diff_target {
   // Takes the lock, posts every step and waits until all took effect.
   notice_span apply() {
     const std::uint64_t before = lock_and_read();
+    chaos::point();  // the lock held, nothing written: others wait at its word
     transport& t = *current_transport();
     completion done;
     std::uint64_t written = before;
@@ -156,6 +158,7 @@ class posted_batch_applier final : public diff_target {
         if (version_word(pages_[q].index) == version_word(pages_[p].index)) word_of_[q] = word;
       }
     }
+    chaos::point();  // the pages' steps posted, the count and the unlock not yet
     count_ = written;
     post_write(v_.notice_count_address(home_), &count_, 8);
     post_write(v_.apply_lock_address(home_), &free_, 8);
