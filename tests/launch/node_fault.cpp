@@ -12,6 +12,10 @@
 //   node_fault ok                      prints "ok from node 0 of N", exits 0
 //   node_fault status7                 main returns 7
 //   node_fault sleep                   main sleeps 60 s (for --timeout)
+//   node_fault chatter                 node 0 queues 2000 messages at node 1,
+//                                      each of which node 1 forwards to the
+//                                      last node, prints "ok" and returns
+//                                      (the run must still end cleanly)
 //   node_fault short_message NODE      node 0 sends that node a runtime
 //                                      message (futex_wake) with a 1-byte payload
 //   node_fault bad_reply NODE          node 0 calls a handler on that node that
@@ -48,6 +52,8 @@ constexpr handler_id h_exit3 = dstd::rt::first_user_handler + 2;
 constexpr dstd::rt::handler_decl<dstd::rt::no_bytes, std::uint64_t> h_bad_reply{
     dstd::rt::first_user_handler + 3};
 constexpr handler_id h_link_down = dstd::rt::first_user_handler + 4;
+constexpr handler_id h_ignore = dstd::rt::first_user_handler + 5;
+constexpr handler_id h_forward = dstd::rt::first_user_handler + 6;
 
 [[noreturn]] void die_by_sigkill() {
   raise(SIGKILL);
@@ -90,10 +96,26 @@ void on_bad_reply(message& m) {
 }
 const handler_registration bad_reply_registration{h_bad_reply, &on_bad_reply};
 
+void on_ignore(message&) {}
+const handler_registration ignore_registration{h_ignore, &on_ignore};
+
+// Node 1's handler of h_forward: a little work, then a message on to the
+// last node. Node 0 queues many of these and returns at once, so node 1's
+// service thread is still forwarding when the last node, told before it
+// reaches its own shutdown message, has left.
+void on_forward(message&) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  const auto last = static_cast<dstd::rt::node_id>(dstd::node_count() - 1);
+  dstd::rt::current_transport()->post_send(last, h_ignore, nullptr, 0);
+}
+const handler_registration forward_registration{h_forward, &on_forward};
+
 int usage() {
   std::fprintf(stderr,
                "usage: node_fault kill|abort|exit3|short_message|bad_reply|link_down NODE | ok | "
-               "status7 | sleep\n");
+               "status7 | sleep | chatter\n");
   return 2;
 }
 
@@ -107,6 +129,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (std::strcmp(mode, "status7") == 0) return 7;
+  if (std::strcmp(mode, "chatter") == 0) {
+    if (dstd::node_count() < 3) {
+      std::fprintf(stderr, "node_fault: chatter needs three nodes\n");
+      return 2;
+    }
+    for (int i = 0; i < 2000; ++i) dstd::rt::current_transport()->post_send(1, h_forward, nullptr, 0);
+    std::printf("ok from node %u of %u\n", dstd::this_node(), dstd::node_count());
+    return 0;
+  }
   if (std::strcmp(mode, "sleep") == 0) {
     std::this_thread::sleep_for(std::chrono::seconds(60));
     return 0;
