@@ -11,10 +11,10 @@
 // operations are served without the home's CPU but not as loads and
 // stores (delayed shm; verbs with NIC atomics: transport::
 // one_sided_bypasses_target), the releasing node posts the same steps as
-// one-sided operations, in order, and waits three times (the lock, a read
-// of the reserve count and the pages' versions, the rest): three round
-// trips that no thread of the home takes part in, against one that waits
-// for its service thread. For batches of more than max_posted_pages pages,
+// one-sided operations, in order, and waits twice (the lock posted with
+// the reads of the reserve count and the pages' versions, then the rest):
+// two round trips that no thread of the home takes part in, against one
+// that waits for its service thread. For batches of more than max_posted_pages pages,
 // and over ucx (whose TCP lanes serve one-sided operations with the
 // target's progress), the batch goes as a message.
 //

@@ -11,7 +11,7 @@
 # ("a read (ucp_get_nbx) failed") in some runs, not all. Likewise a node
 # that sends to another after that one has left, before its own shutdown
 # message arrived (node_fault chatter: "cannot send to node 2 ...: Endpoint
-# timeout" in 2 of 30 runs before the fix).
+# timeout" on the first run of each loop before the fix).
 dstdrun=$1
 program=$2
 runs=$3
