@@ -47,8 +47,8 @@ std::size_t append_diff(std::vector<std::byte>& out, std::uintptr_t page,
 // through the transport's direct view of it). A target that cannot store
 // into the page (it reaches the home through posted writes) returns null
 // from bytes_of and is handed each piece of changed bytes instead, in page
-// order; pieces next to each other in the page and in the batch come as
-// one where the encoding allows.
+// order (a run, a masked word's contiguous bytes, or a single byte; the
+// target may merge pieces adjacent in the page and in the batch).
 class diff_target {
  public:
   virtual std::byte* bytes_of(std::uintptr_t page) = 0;
