@@ -26,6 +26,11 @@
 //                        dstd::shared_mutex
 //   alternate, semaphore the same with a dstd::binary_semaphore (acquire,
 //                        release)
+// A counter run in which one node made every increment is also printed on
+// a line of its own: when another node first held the lock, against when
+// the count was full. (On two vCPUs the 2-node counter has two modes: the
+// lock changes nodes every 10 or so increments, or node 1's request waits
+// at node 0 until node 0's loop has ended, docs/BENCHMARKS.md.)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -36,6 +41,8 @@
 #include <vector>
 
 namespace {
+
+constexpr std::uint32_t max_nodes = 64;  // counted per node in the counter kernels
 
 // The data behind the lock: the counter, and who incremented it last.
 struct guarded {
@@ -48,7 +55,18 @@ struct guarded {
   std::uint32_t last_node = ~0u;
   std::uint64_t node_changes = 0;  // increments made on another node than the one before
   std::uint64_t wasted = 0;        // alternate: acquisitions that found the other's turn
+  // counter: when each node first held the lock, and when the count
+  // reached its end (ns after the kernel's spawns began; 0 = never)
+  std::chrono::steady_clock::time_point t0;
+  std::uint64_t first_turn_ns[max_nodes] = {};
+  std::uint64_t last_increment_ns = 0;
 };
+
+std::uint64_t since(const guarded* g) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now() - g->t0)
+                                        .count());
+}
 
 void start_together(guarded* g) {
   g->ready.fetch_add(1);
@@ -61,11 +79,12 @@ void increment(guarded* g, std::uint64_t total) {
   start_together(g);
   for (;;) {
     g->m.lock();
+    if (me < max_nodes && g->first_turn_ns[me] == 0) g->first_turn_ns[me] = since(g);
     if (g->count == total) {
       g->m.unlock();
       return;
     }
-    ++g->count;
+    if (++g->count == total) g->last_increment_ns = since(g);
     if (g->last_node != me) {
       if (g->last_node != ~0u) ++g->node_changes;
       g->last_node = me;
@@ -112,6 +131,10 @@ struct outcome {
   double ns_per_op;
   double ops_per_node_change;  // 0 when the lock never changed nodes
   double wasted_per_op;
+  // counter kernels: a node that made no increment, and when it first held
+  // the lock (after the count was full) against the last increment, in µs
+  std::int64_t starved_node = -1;
+  double starved_first_turn_us = 0, last_increment_us = 0;
 };
 
 // One kernel: `per_node` threads on each of `nodes` (from `first`), each
@@ -123,6 +146,7 @@ outcome run_once(std::uint32_t first, std::uint32_t nodes, int per_node, std::ui
   g->threads = nodes * static_cast<std::uint32_t>(per_node);
   std::vector<dstd::thread> ts;
   const auto t0 = std::chrono::steady_clock::now();
+  g->t0 = t0;
   for (std::uint32_t node = first; node < first + nodes; ++node) {
     for (int k = 0; k < per_node; ++k) ts.push_back(dstd::spawn_on(node, body, g, n));
   }
@@ -134,9 +158,19 @@ outcome run_once(std::uint32_t first, std::uint32_t nodes, int per_node, std::ui
     std::exit(1);
   }
   const double ops = static_cast<double>(expected);
-  const outcome o{std::chrono::duration<double, std::nano>(t1 - t0).count() / ops,
-                  g->node_changes == 0 ? 0.0 : ops / static_cast<double>(g->node_changes),
-                  static_cast<double>(g->wasted) / ops};
+  outcome o{std::chrono::duration<double, std::nano>(t1 - t0).count() / ops,
+            g->node_changes == 0 ? 0.0 : ops / static_cast<double>(g->node_changes),
+            static_cast<double>(g->wasted) / ops};
+  if (g->last_increment_ns != 0 && g->node_changes == 0 && nodes > 1) {
+    // Every increment was made on one node: which one waited, and how long.
+    for (std::uint32_t node = first; node < first + nodes && node < max_nodes; ++node) {
+      if (node == g->last_node) continue;
+      o.starved_node = node;
+      o.starved_first_turn_us = static_cast<double>(g->first_turn_ns[node]) / 1e3;
+      o.last_increment_us = static_cast<double>(g->last_increment_ns) / 1e3;
+      break;
+    }
+  }
   delete g;
   return o;
 }
@@ -151,6 +185,12 @@ void row(const char* name, std::uint32_t first, std::uint32_t nodes, int per_nod
   const outcome& m = runs[runs.size() / 2];
   std::printf("| %-34s | %14.0f | %18.1f | %14.1f |\n", name, m.ns_per_op, m.ops_per_node_change,
               m.wasted_per_op);
+  for (const outcome& r : runs) {
+    if (r.starved_node < 0) continue;
+    std::printf("|   one run: node %lld first held it at %.0f us, the last increment was at %.0f us | | | |\n",
+                static_cast<long long>(r.starved_node), r.starved_first_turn_us,
+                r.last_increment_us);
+  }
   std::fflush(stdout);
 }
 

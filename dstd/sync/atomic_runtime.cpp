@@ -80,8 +80,13 @@ std::uint64_t remote_update(volatile void* p, unsigned size, F f) {
 void sync_release() noexcept {
   if (rt::sharing_with_peers()) rt::coherence::release();
 }
+// Every lock taken and every acquiring atomic comes here, so a thread that
+// takes a lock in a loop lets its node's starved service thread run here
+// (transport.hpp, yield_if_messages_wait).
 void sync_acquire() noexcept {
-  if (rt::sharing_with_peers()) rt::coherence::acquire();
+  if (!rt::sharing_with_peers()) return;
+  rt::coherence::acquire();
+  if (rt::transport* t = rt::current_transport()) t->yield_if_messages_wait();
 }
 
 bool is_home(const volatile void* p) noexcept {

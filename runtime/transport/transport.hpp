@@ -189,6 +189,12 @@ class transport {
 
   // True on the thread that runs handlers.
   virtual bool on_service_thread() const = 0;
+  // Called by this node's threads at their synchronization points: gives
+  // up the CPU when messages have waited long for this node's service
+  // thread, which may be waiting for this very CPU (service_watch.hpp).
+  // shm only (plain and delayed); ucx and verbs receive through the
+  // service thread's own progress, so no other thread sees what waits.
+  virtual void yield_if_messages_wait() {}
 
   // What this node has sent and received so far (dstd::stats()).
   struct traffic {

@@ -11,6 +11,7 @@
 #include "runtime/transport/shm/shm_transport.hpp"
 
 #include <sys/mman.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -34,6 +35,7 @@
 #include "runtime/common/launch_contract.hpp"
 #include "runtime/common/trace.hpp"
 #include "runtime/transport/handler_ids.hpp"
+#include "runtime/transport/service_watch.hpp"
 #include "runtime/transport/shm/delay_line.hpp"
 #include "runtime/transport/shm/reply_slots.hpp"
 #include "runtime/transport/shm/shm_ring.hpp"
@@ -159,6 +161,11 @@ class shm_transport final : public transport {
   }
 
   bool on_service_thread() const override { return is_service_thread; }
+
+  void yield_if_messages_wait() override {
+    // The rings first: most calls find them empty and read nothing else.
+    if (service_watch_.starved(!inbound_empty()) && !is_service_thread) sched_yield();
+  }
 
   // --- one-sided -------------------------------------------------------------
   // The address is checked when the operation is posted; the operation
@@ -455,6 +462,7 @@ class shm_transport final : public transport {
       scratch_.resize(rh.length);
       r.read_payload(rh, scratch_.data());
       r.pop(rh);
+      service_watch_.took_one();
       notify_space(r);
       // A handler's sends may drain more records, but only into the backlog,
       // never into scratch_.
@@ -473,6 +481,7 @@ class shm_transport final : public transport {
         owned_record rec{rh, from, std::vector<std::byte>(rh.length)};
         r.read_payload(rh, rec.payload.data());
         r.pop(rh);
+        service_watch_.took_one();
         backlog_.push_back(std::move(rec));
         ++n;
       }
@@ -525,6 +534,7 @@ class shm_transport final : public transport {
   std::vector<memory_region> regions_;
   control_layout layout_;
   std::vector<ring_view> inbound_;   // indexed by sender
+  service_watch service_watch_;      // whether records wait in inbound_ for a starved service thread
   std::vector<ring_view> outbound_;  // indexed by receiver
   std::vector<padded_mutex> send_locks_;
   std::byte* control_ = nullptr;
