@@ -8,8 +8,9 @@
 // it. Meanwhile another node's lock request waits in the ring, and the
 // looping thread re-takes the lock with its compare-and-swap as often as
 // it likes. On two vCPUs a 2-node contended counter had node 0 make all
-// 20,000 increments in about half the runs, node 1's request sent 0.4 µs
-// after node 0 began and taken 602 µs later, when node 0's loop had ended
+// 20,000 increments in a third of the runs (up to 12 of 20 in one batch):
+// node 1's request, sent 0.4 µs after node 0 began, was taken 602 µs
+// later, when node 0's loop had ended
 // (docs/BENCHMARKS.md, "The service thread behind a busy worker"). So the
 // node's other threads, at their synchronization points, look here and
 // give up the CPU when the service thread is starved: if it waits for
