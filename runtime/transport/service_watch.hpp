@@ -63,9 +63,13 @@ class service_watch {
   }
 
  private:
-  std::atomic<std::uint64_t> taken_{0};       // written by the service thread only
-  std::atomic<std::uint64_t> seen_taken_{0};  // taken_ when messages were first seen waiting
-  std::atomic<std::uint64_t> since_{0};       // ... and when; 0: none waited at the last look
+  // A line each: the service thread writes taken_ for every message, while
+  // every acquire of the node reads since_ (and its owner's neighbouring
+  // members, such as the rings it looks at); the class's alignment pads
+  // the second line.
+  alignas(64) std::atomic<std::uint64_t> taken_{0};  // written by the service thread only
+  alignas(64) std::atomic<std::uint64_t> seen_taken_{0};  // taken_ when messages were first seen waiting
+  std::atomic<std::uint64_t> since_{0};  // ... and when; 0: none waited at the last look
 };
 
 }  // namespace dstd::rt
